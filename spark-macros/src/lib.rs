@@ -1,0 +1,3 @@
+//! The `mechanics!` macro of spark (being written).
+extern crate proc_macro;
+mod sym;

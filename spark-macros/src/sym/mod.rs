@@ -1,0 +1,1 @@
+//! The symbolic engine (being written).

@@ -1,0 +1,1 @@
+//! Coefficient tableaux (placeholder, being written).
