@@ -6,9 +6,21 @@
 #![no_std]
 #![warn(missing_docs)]
 
+pub mod error;
+mod gauss_lobatto;
+pub mod integrator;
+pub mod layout;
+pub mod lu;
+mod newton;
+mod project;
+pub mod state;
 pub mod system;
 pub mod tableau;
 
+pub use error::{Error, Phase};
+pub use gauss_lobatto::GaussLobatto;
+pub use integrator::{Integrator, Method, Options, StepStats};
+pub use state::State;
 pub use system::{
     ConstraintJacobian, DynamicsJacobian, Lagrangian, Model, VelocityConstraintJacobian,
 };

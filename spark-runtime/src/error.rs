@@ -1,0 +1,94 @@
+//! Errors of the runtime: small `Copy` values, no heap.
+
+use core::fmt;
+
+/// Which nonlinear or linear solve an error comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The coupled stage system (stage velocities and interior multipliers).
+    Stages,
+    /// The end-point system (end velocity and last multiplier).
+    EndPoint,
+    /// Moving the coordinates onto the constraint manifold in `project`.
+    ProjectPosition,
+    /// Making the velocities tangent in `project`.
+    ProjectVelocity,
+}
+
+/// Everything that can go wrong in the runtime. On any error the caller's state is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The step size is zero or not finite.
+    InvalidStepSize {
+        /// The rejected step size.
+        h: f64,
+    },
+    /// A model parameter is NaN or infinite.
+    NonFiniteParameter {
+        /// The parameter's name in the model.
+        name: &'static str,
+    },
+    /// The state holds NaN or infinite values.
+    NonFiniteState,
+    /// The state does not satisfy the constraints (`g(q) = 0`, `g_t + G v = 0`) to the
+    /// consistency tolerance; `project` makes it consistent.
+    InconsistentState {
+        /// `max |g|` scaled by the constraint gradient: a distance in coordinate units.
+        position: f64,
+        /// `max |g_t + G v|` scaled by the constraint gradient: a speed in coordinate units.
+        velocity: f64,
+    },
+    /// Newton's method did not reach the tolerance within the iteration cap.
+    NoConvergence {
+        /// The solve that failed.
+        phase: Phase,
+        /// Iterations done.
+        iterations: u32,
+        /// Size of the last Newton update relative to the tolerance (above 1 means not met).
+        residual: f64,
+    },
+    /// Newton's updates grew or became non-finite (step too large, or a singular configuration).
+    Diverged {
+        /// The solve that failed.
+        phase: Phase,
+        /// Iterations done.
+        iterations: u32,
+        /// Size of the last Newton update relative to the tolerance.
+        residual: f64,
+    },
+    /// A Newton matrix was singular to working precision (for example a constraint Jacobian
+    /// that loses rank, or a Lagrangian whose `∂²L/∂v²` is singular).
+    SingularJacobian {
+        /// The solve that failed.
+        phase: Phase,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::InvalidStepSize { h } => write!(f, "step size {h} is not a finite nonzero number"),
+            Error::NonFiniteParameter { name } => write!(f, "parameter `{name}` is not finite"),
+            Error::NonFiniteState => write!(f, "the state contains NaN or infinite values"),
+            Error::InconsistentState { position, velocity } => write!(
+                f,
+                "the state violates the constraints (position {position:e}, velocity {velocity:e}); call `project` first"
+            ),
+            Error::NoConvergence { phase, iterations, residual } => write!(
+                f,
+                "Newton's method did not converge in the {phase:?} solve after {iterations} iterations (last update {residual:e} x tolerance); reduce the step size"
+            ),
+            Error::Diverged { phase, iterations, residual } => write!(
+                f,
+                "Newton's method diverged in the {phase:?} solve after {iterations} iterations (last update {residual:e} x tolerance); reduce the step size or check for a singular configuration"
+            ),
+            Error::SingularJacobian { phase } => write!(
+                f,
+                "singular Newton matrix in the {phase:?} solve: the constraints lost rank or the Lagrangian is not regular here"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Error {}

@@ -1,0 +1,293 @@
+//! The (s,s)-Gauss-Lobatto SPARK method for Lagrangian systems with holonomic constraints.
+//!
+//! One step solves Jay (2007), equations (4.4a-h) (the Lagrangian form of Definition 3.1 with the
+//! coefficients of §3.3), in two phases that are exactly equivalent to the coupled system because
+//! the last column of Ã vanishes (4.3):
+//!
+//! * **stages**: unknowns `V_1..V_s` and `μ_j = hΛ_j`, `j = 0..s-1`; equations (4.4b) and
+//!   `g(T̃_i, Q̃_i)/h = 0`, `i = 1..s` (4.4d);
+//! * **end point**: unknowns `v_1` and `μ_s`; equations (4.4f) and the hidden constraint
+//!   `g_t + G v_1 = 0` at `t_1` (4.4h).
+//!
+//! Scaling the multipliers by `h` and the position constraints by `1/h` makes every block of the
+//! Newton matrix O(1), so its conditioning does not degrade as `h → 0`. Newton's method uses the
+//! exact Jacobian assembled from the model's second derivatives.
+
+use nalgebra::SVector;
+
+use crate::error::{Error, Phase};
+use crate::integrator::{max_abs, Method, Options, StepStats};
+use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::lu;
+use crate::newton::{Monitor, Verdict};
+use crate::state::State;
+use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian};
+use crate::tableau::GaussLobattoTableau;
+
+/// The (s,s)-Gauss-Lobatto SPARK method with `S` stages: order `2S`, symmetric, symplectic,
+/// variational, and exact on the constraints `g = 0` and `g_t + G v = 0` at every step end.
+///
+/// `S = 1` is the SPARK midpoint-trapezoidal rule (order 2), `S = 2` has order 4, `S = 3`
+/// order 6. Any `S ≥ 1` compiles; beyond `S ≈ 6` the multiplier block of the Newton system
+/// becomes ill-conditioned (Jay 2007 §3.3) and round-off limits the attainable accuracy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GaussLobatto<const S: usize>;
+
+/// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.
+type StageLayout<const N: usize, const M: usize, const S: usize> =
+    Cat<Arr<Arr<Scalar, N>, S>, Arr<Arr<Scalar, M>, S>>;
+/// Unknowns of the end-point solve: the end velocity, then the last scaled multiplier.
+type EndLayout<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
+
+/// Consistency of a state: constraint violations turned into a distance and a speed.
+pub(crate) fn inconsistency<const N: usize, const M: usize>(
+    g: &SVector<f64, M>,
+    w: &SVector<f64, M>,
+    gq: &nalgebra::SMatrix<f64, M, N>,
+) -> (f64, f64) {
+    let mut pos = 0.0f64;
+    let mut vel = 0.0f64;
+    for k in 0..M {
+        let norm = gq.row(k).norm();
+        let scale = if norm > 0.0 { norm } else { 1.0 };
+        pos = pos.max(g[k].abs() / scale);
+        vel = vel.max(w[k].abs() / scale);
+    }
+    (pos, vel)
+}
+
+impl<const S: usize> Method for GaussLobatto<S> {
+    const ORDER: usize = 2 * S;
+
+    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &State<N>,
+    ) -> Result<(State<N>, StepStats), Error> {
+        let tab: &GaussLobattoTableau<S> = &const {
+            assert!(S >= 1, "GaussLobatto<S> needs at least one stage");
+            GaussLobattoTableau::<S>::new()
+        };
+        if !state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let zero_m = SVector::<f64, M>::zeros();
+
+        // Step-start quantities: reaction direction at q0, consistency, momentum.
+        let start = sys.velocity_constraint_jacobian(t0, &q0, &v0);
+        let g0 = sys.constraints(t0, &q0);
+        let gq0 = start.wv;
+        let (pos, vel) = inconsistency(&g0, &start.w, &gq0);
+        let tol_c = options.consistency_tolerance;
+        if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
+            return Err(Error::InconsistentState {
+                position: pos,
+                velocity: vel,
+            });
+        }
+        let (p0, _) = sys.momentum_force(t0, &q0, &v0);
+
+        let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
+        let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
+        let positions = |vs: &[SVector<f64, N>; S], coef: &[[f64; S]; S], i: usize| {
+            let mut q = q0;
+            for j in 0..S {
+                q += vs[j] * (h * coef[i][j]);
+            }
+            q
+        };
+
+        // ---- stage solve -------------------------------------------------------------------
+        let mut vs = [v0; S];
+        let mut mu = [zero_m; S];
+        let mut forces = [SVector::<f64, N>::zeros(); S];
+        let mut cons = [ConstraintJacobian::<N, M>::default(); S];
+        let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+        let mut converged = false;
+        let k_len = <StageLayout<N, M, S> as Layout>::LEN;
+        loop {
+            let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a, i));
+            let qls: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a_bar, i));
+            // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs to
+            // the end-point solve and never enters a stage, since ã_is = 0).
+            for i in 0..S {
+                let m = if i + 1 < S { mu[i + 1] } else { zero_m };
+                cons[i] = sys.constraint_jacobian(lobatto_times[i], &qls[i], &m);
+            }
+            if converged {
+                for i in 0..S {
+                    forces[i] = sys.momentum_force(times[i], &qs[i], &vs[i]).1;
+                }
+                break;
+            }
+            let dyns: [DynamicsJacobian<N>; S] =
+                core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i]));
+
+            let mut jac = zero_square::<StageLayout<N, M, S>>();
+            let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
+            {
+                let r = flat::<StageLayout<N, M, S>, f64>(&mut rhs);
+                let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
+                let vcol = |k: usize, b: usize| k * N + b;
+                let mcol = |j: usize, l: usize| S * N + j * M + l;
+                for i in 0..S {
+                    // Residual ρ_i of (4.4b).
+                    let mut rho = dyns[i].p - p0;
+                    for j in 0..S {
+                        rho -= dyns[j].f * (h * tab.a[i][j]);
+                    }
+                    rho += gq0.transpose() * mu[0] * tab.a_til0[i];
+                    for j in 1..S {
+                        rho += cons[j - 1].gq.transpose() * mu[j] * tab.a_til[i][j - 1];
+                    }
+                    for a in 0..N {
+                        r[vcol(i, a)] = -rho[a];
+                    }
+                    // Residual σ_i = g(Q̃_i)/h of (4.4d).
+                    for l in 0..M {
+                        r[mcol(i, l)] = -cons[i].g[l] / h;
+                    }
+                    // ∂ρ_i/∂V_k.
+                    for k in 0..S {
+                        let mut block = dyns[i].lvq * (h * tab.a[i][k])
+                            - dyns[k].lvq.transpose() * (h * tab.a[i][k]);
+                        if i == k {
+                            block += dyns[i].lvv;
+                        }
+                        for j in 0..S {
+                            block -= dyns[j].lqq * (h * h * tab.a[i][j] * tab.a[j][k]);
+                        }
+                        for j in 1..S {
+                            block += cons[j - 1].hess_mu
+                                * (h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k]);
+                        }
+                        for a in 0..N {
+                            for b in 0..N {
+                                jm[vcol(i, a) * k_len + vcol(k, b)] = block[(a, b)];
+                            }
+                        }
+                    }
+                    // ∂ρ_i/∂μ_j and ∂σ_i/∂V_k.
+                    for j in 0..S {
+                        for a in 0..N {
+                            for l in 0..M {
+                                let d = if j == 0 {
+                                    tab.a_til0[i] * gq0[(l, a)]
+                                } else {
+                                    tab.a_til[i][j - 1] * cons[j - 1].gq[(l, a)]
+                                };
+                                jm[vcol(i, a) * k_len + mcol(j, l)] = d;
+                                jm[mcol(i, l) * k_len + vcol(j, a)] =
+                                    tab.a_bar[i][j] * cons[i].gq[(l, a)];
+                            }
+                        }
+                    }
+                }
+                let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
+                let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
+                lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
+                lu::solve(jm, p, r, k_len);
+            }
+            let mut delta = 0.0f64;
+            for i in 0..S {
+                for a in 0..N {
+                    vs[i][a] += rhs.0[i][a];
+                    delta = delta.max(rhs.0[i][a].abs());
+                }
+                for l in 0..M {
+                    mu[i][l] += rhs.1[i][l];
+                }
+            }
+            let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
+            if vscale == 0.0 {
+                converged = true;
+                continue;
+            }
+            let unit = options.tolerance * vscale;
+            let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
+            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                converged = true;
+            }
+        }
+        let stage_iterations = monitor.iterations();
+
+        // ---- end-point solve ---------------------------------------------------------------
+        let t1 = t0 + h;
+        let q1 = positions(&vs, &tab.a_bar, S - 1);
+        let gq1 = cons[S - 1].gq;
+        let mut known = -p0 + gq0.transpose() * mu[0] * tab.b_lob0;
+        for j in 0..S {
+            known -= forces[j] * (h * tab.b[j]);
+        }
+        for j in 1..S {
+            known += cons[j - 1].gq.transpose() * mu[j] * tab.b_lob[j - 1];
+        }
+        let weight = tab.b_lob[S - 1];
+        let mut v1 = vs[S - 1];
+        let mut mu_end = zero_m;
+        let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
+        let e_len = <EndLayout<N, M> as Layout>::LEN;
+        loop {
+            let d = sys.dynamics_jacobian(t1, &q1, &v1);
+            let w = sys.velocity_constraint_jacobian(t1, &q1, &v1);
+            let rho = d.p + known + gq1.transpose() * mu_end * weight;
+            let mut jac = zero_square::<EndLayout<N, M>>();
+            let mut rhs = <EndLayout<N, M> as Layout>::fill(0.0);
+            for a in 0..N {
+                rhs.0[a] = -rho[a];
+                for b in 0..N {
+                    jac.0[a].0[b] = d.lvv[(a, b)];
+                }
+                for l in 0..M {
+                    jac.0[a].1[l] = weight * gq1[(l, a)];
+                    jac.1[l].0[a] = w.wv[(l, a)];
+                }
+            }
+            for l in 0..M {
+                rhs.1[l] = -w.w[l];
+            }
+            let mut perm = <EndLayout<N, M> as Layout>::fill(0usize);
+            {
+                let jm = flat_square::<EndLayout<N, M>>(&mut jac);
+                let p = flat::<EndLayout<N, M>, usize>(&mut perm);
+                let r = flat::<EndLayout<N, M>, f64>(&mut rhs);
+                lu::factor(jm, p, e_len).map_err(|_| monitor.singular())?;
+                lu::solve(jm, p, r, e_len);
+            }
+            let mut delta = 0.0f64;
+            for a in 0..N {
+                v1[a] += rhs.0[a];
+                delta = delta.max(rhs.0[a].abs());
+            }
+            for l in 0..M {
+                mu_end[l] += rhs.1[l];
+            }
+            let vscale = max_abs(&v1).max(max_abs(&v0));
+            if vscale == 0.0 {
+                break;
+            }
+            let unit = options.tolerance * vscale;
+            let noise = 64.0 * f64::EPSILON * vscale;
+            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                break;
+            }
+        }
+        let next = State {
+            t: t1,
+            q: q1,
+            v: v1,
+        };
+        if !next.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        Ok((
+            next,
+            StepStats {
+                stage_iterations,
+                end_iterations: monitor.iterations(),
+            },
+        ))
+    }
+}

@@ -1,0 +1,133 @@
+//! Newton's method bookkeeping shared by every solve: convergence, stall and divergence tests.
+
+use crate::error::{Error, Phase};
+
+/// What to do after a Newton update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The iterate is converged (to tolerance, or to round-off when the updates stopped
+    /// shrinking at round-off level).
+    Converged,
+    /// Iterate again.
+    Continue,
+}
+
+/// Tracks the sizes of successive Newton updates, measured in units of the tolerance.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Monitor {
+    phase: Phase,
+    max_iterations: u32,
+    iterations: u32,
+    previous: f64,
+    rate: f64,
+}
+
+impl Monitor {
+    pub(crate) fn new(phase: Phase, max_iterations: u32) -> Self {
+        Self {
+            phase,
+            max_iterations,
+            iterations: 0,
+            previous: f64::INFINITY,
+            rate: 1.0,
+        }
+    }
+
+    pub(crate) fn iterations(&self) -> u32 {
+        self.iterations
+    }
+
+    /// Judges an update of size `delta` (already divided by the tolerance, so 1 means "at
+    /// tolerance"). `roundoff` is the size, in the same units, below which an update is
+    /// indistinguishable from rounding noise.
+    pub(crate) fn judge(&mut self, delta: f64, roundoff: f64) -> Result<Verdict, Error> {
+        self.iterations += 1;
+        if !delta.is_finite() {
+            return Err(Error::Diverged {
+                phase: self.phase,
+                iterations: self.iterations,
+                residual: delta,
+            });
+        }
+        let theta = delta / self.previous;
+        if self.iterations > 1 {
+            self.rate = theta;
+        }
+        self.previous = delta;
+        // Estimated remaining error after this update: rate/(1 - rate) * delta while the
+        // iteration contracts; the update itself on the first iteration.
+        let remaining = if self.iterations > 1 && self.rate < 1.0 {
+            self.rate / (1.0 - self.rate) * delta
+        } else {
+            delta
+        };
+        if remaining <= 1.0 || delta == 0.0 {
+            return Ok(Verdict::Converged);
+        }
+        if self.iterations > 1 && theta >= 0.5 && delta <= roundoff {
+            // No more contraction and the update is at rounding level: nothing left to gain.
+            return Ok(Verdict::Converged);
+        }
+        if self.iterations > 2 && theta > 2.0 {
+            return Err(Error::Diverged {
+                phase: self.phase,
+                iterations: self.iterations,
+                residual: delta,
+            });
+        }
+        if self.iterations >= self.max_iterations {
+            return Err(Error::NoConvergence {
+                phase: self.phase,
+                iterations: self.iterations,
+                residual: delta,
+            });
+        }
+        Ok(Verdict::Continue)
+    }
+
+    /// The error for a singular Newton matrix in this phase.
+    pub(crate) fn singular(&self) -> Error {
+        Error::SingularJacobian { phase: self.phase }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quadratic_convergence_stops_early() {
+        let mut m = Monitor::new(Phase::Stages, 20);
+        assert_eq!(m.judge(1e6, 1e2).unwrap(), Verdict::Continue);
+        assert_eq!(m.judge(1e3, 1e2).unwrap(), Verdict::Continue);
+        assert_eq!(m.judge(1e-1, 1e2).unwrap(), Verdict::Converged);
+    }
+
+    #[test]
+    fn stall_at_roundoff_is_accepted_and_growth_is_divergence() {
+        let mut m = Monitor::new(Phase::Stages, 20);
+        m.judge(1e3, 50.0).unwrap();
+        m.judge(40.0, 50.0).unwrap();
+        assert_eq!(m.judge(39.0, 50.0).unwrap(), Verdict::Converged);
+        let mut m = Monitor::new(Phase::EndPoint, 20);
+        m.judge(1e3, 1.0).unwrap();
+        m.judge(1e4, 1.0).unwrap();
+        assert!(matches!(m.judge(1e6, 1.0), Err(Error::Diverged { .. })));
+        let mut m = Monitor::new(Phase::EndPoint, 3);
+        m.judge(1e3, 1.0).unwrap();
+        m.judge(9e2, 1.0).unwrap();
+        assert!(matches!(
+            m.judge(8e2, 1.0),
+            Err(Error::NoConvergence { iterations: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn nan_is_divergence() {
+        let mut m = Monitor::new(Phase::Stages, 20);
+        assert!(matches!(
+            m.judge(f64::NAN, 1.0),
+            Err(Error::Diverged { .. })
+        ));
+    }
+}
