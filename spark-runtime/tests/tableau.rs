@@ -7,10 +7,12 @@
 //!
 //! Run `cargo test -p spark-runtime --test tableau -- --nocapture` to see the measured residuals.
 
+// Index loops mirror the paper's subscripts (and the LU below); iterator rewrites obscure them.
+#![allow(clippy::needless_range_loop)]
+
 use spark_runtime::tableau::{
-    collocation_matrix, gauss_nodes, gauss_weights, legendre, lobatto_nodes,
-    lobatto_nodes_after_zero, quadrature_weights, quadrature_weights_with_zero,
-    symplectic_conjugate, GaussLobattoTableau,
+    collocation_matrix, legendre, lobatto_nodes, lobatto_nodes_after_zero, quadrature_weights,
+    quadrature_weights_with_zero, symplectic_conjugate, GaussLobattoTableau,
 };
 
 // Computed at compile time: these are `const` items, and the `const _` assertions below are
@@ -199,7 +201,7 @@ fn res_3_3c<const S: usize>(t: &GaussLobattoTableau<S>) -> f64 {
     r
 }
 
-const MAXN: usize = 16;
+const MAXN: usize = 24;
 
 /// Determinant of the leading `n × n` block by LU with partial pivoting.
 fn det(mut m: [[f64; MAXN]; MAXN], n: usize) -> f64 {
@@ -347,10 +349,15 @@ fn run_check<const S: usize>(name: &str) {
     assert!(r <= tol(S), "s = {S}: {name} residual {r:e} > {:e}", tol(S));
 }
 
-fn max_residual<const S: usize>() -> (f64, f64) {
+/// `(max residual over all checks except "roots", name of the worst check, det [N; b~ᵀ])`.
+fn max_residual<const S: usize>() -> (f64, &'static str, f64) {
     let t = GaussLobattoTableau::<S>::TABLEAU;
-    let r = checks::<S>().iter().fold(0.0f64, |m, (_, f)| m.max(f(&t)));
-    (r, det_3_3d(&t).1)
+    let (worst, r) = checks::<S>()
+        .iter()
+        .filter(|(n, _)| *n != "roots")
+        .map(|(n, f)| (*n, f(&t)))
+        .fold(("", 0.0f64), |m, x| if x.1 > m.1 { x } else { m });
+    (r, worst, det_3_3d(&t).1)
 }
 
 macro_rules! per_s {
@@ -423,9 +430,10 @@ fn report_residuals() {
         (10, max_residual::<10>()),
         (12, max_residual::<12>()),
         (16, max_residual::<16>()),
+        (20, max_residual::<20>()),
     ];
-    for (s, (r, d)) in rows {
-        println!("s = {s:2}: max residual {r:.2e}   det[N; b~^T] = {d:.3e}");
+    for (s, (r, worst, d)) in rows {
+        println!("s = {s:2}: max residual {r:.2e} ({worst})   det[N; b~^T] = {d:.3e}");
         if s <= 10 {
             assert!(r <= tol(s));
         }
@@ -549,7 +557,7 @@ fn lobatto_iiia_iiib_s3() {
 
 /// The split Lobatto helpers agree with the full ones: `lobatto_nodes_after_zero::<S>()` is
 /// `lobatto_nodes::<S+1>()` without its first entry, and `quadrature_weights_with_zero` agrees
-/// with `quadrature_weights`; Gauss weights from the closed form agree with `∫ ℓ_j`.
+/// with `quadrature_weights`; Lobatto weights are positive.
 #[test]
 fn split_helpers_agree() {
     const FULL: [f64; 6] = lobatto_nodes::<6>();
@@ -562,12 +570,7 @@ fn split_helpers_agree() {
         close(FULL[i + 1], TAIL[i], "c~");
         close(w_full[i + 1], w_tail[i], "b~");
     }
-    let g = gauss_nodes::<7>();
-    let gw = gauss_weights::<7>();
     let q = quadrature_weights(&lobatto_nodes::<7>());
-    let qg = quadrature_weights(&g);
-    for i in 0..7 {
-        close(gw[i], qg[i], "Gauss weights");
-        assert!(q[i] > 0.0);
-    }
+    assert!(q.iter().all(|&w| w > 0.0));
+    close(q.iter().sum(), 1.0, "sum of Lobatto weights");
 }
