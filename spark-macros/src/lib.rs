@@ -1,3 +1,21 @@
-//! The `mechanics!` macro of spark (being written).
+//! The `mechanics!` macro of spark.
+//!
+//! Pipeline: [`parse`] (syn, the DSL surface) → [`model`] (names resolved, expressions lowered
+//! into the symbolic arena, all checks) → [`expand`] (derivatives and straight-line code).
+//! Everything below the entry point works on `proc_macro2` so it can be unit-tested.
+
 extern crate proc_macro;
+
+mod ctxt;
+mod expand;
+mod lower;
+mod model;
+mod parse;
 mod sym;
+
+/// Defines a mechanical model: a struct holding its parameters, and the derivative code the
+/// spark runtime needs to integrate it. See the `spark` crate for the syntax.
+#[proc_macro]
+pub fn mechanics(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand::expand(input.into()).into()
+}

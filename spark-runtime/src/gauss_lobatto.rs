@@ -13,6 +13,9 @@
 //! Newton matrix O(1), so its conditioning does not degrade as `h → 0`. Newton's method uses the
 //! exact Jacobian assembled from the model's second derivatives.
 
+// The loops index stages, blocks and components the way the paper writes its subscripts.
+#![allow(clippy::needless_range_loop)]
+
 use nalgebra::SVector;
 
 use crate::error::{Error, Phase};

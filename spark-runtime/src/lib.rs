@@ -11,6 +11,7 @@ mod gauss_lobatto;
 pub mod integrator;
 pub mod layout;
 pub mod lu;
+pub mod math;
 mod newton;
 mod project;
 pub mod state;

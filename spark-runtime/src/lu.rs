@@ -3,6 +3,9 @@
 //! The slices come from [`crate::layout`] buffers, so the size is a constant after
 //! monomorphisation and the loops have fixed trip counts.
 
+// Index loops mirror the textbook algorithm; iterator forms obscure the row/column roles.
+#![allow(clippy::needless_range_loop)]
+
 /// Why a factorisation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Singular {

@@ -1,0 +1,196 @@
+//! Property tests: values, first and second derivatives of random expressions against
+//! hyper-dual numbers (num-dual), and stability of the canonical form.
+
+use num_dual::{DualNum, HyperDual64};
+use proptest::prelude::*;
+
+use super::sexpr::{arena, read, tree, Fun, Tree};
+use crate::sym::Arena;
+
+/// Hyper-dual evaluation of a tree, recording the largest magnitude of any component of any
+/// intermediate value in `scale` (the size of the rounding errors to expect) and whether
+/// every intermediate value was finite.
+struct Reference {
+    scale: f64,
+    finite: bool,
+}
+
+impl Reference {
+    fn eval(&mut self, t: &Tree, x: &[HyperDual64; 3]) -> HyperDual64 {
+        let r = match t {
+            Tree::Var(i) => x[*i],
+            Tree::Const(c) => HyperDual64::from_re(*c),
+            Tree::Add(a, b) => self.eval(a, x) + self.eval(b, x),
+            Tree::Sub(a, b) => self.eval(a, x) - self.eval(b, x),
+            Tree::Mul(a, b) => self.eval(a, x) * self.eval(b, x),
+            Tree::Div(a, b) => self.eval(a, x) / self.eval(b, x),
+            Tree::Neg(a) => -self.eval(a, x),
+            Tree::Powi(a, n) => self.eval(a, x).powi(*n),
+            Tree::PowfC(a, c) => self.eval(a, x).powf(*c),
+            Tree::Powf(a, b) => {
+                let a = self.eval(a, x);
+                (self.eval(b, x) * a.ln()).exp()
+            }
+            Tree::Atan2(y, xx) => {
+                let y = self.eval(y, x);
+                y.atan2(self.eval(xx, x))
+            }
+            Tree::Fun(f, a) => {
+                let a = self.eval(a, x);
+                match f {
+                    Fun::Sqrt => a.sqrt(),
+                    Fun::Exp => a.exp(),
+                    Fun::Ln => a.ln(),
+                    Fun::Sin => a.sin(),
+                    Fun::Cos => a.cos(),
+                    Fun::Tan => a.tan(),
+                    Fun::Asin => a.asin(),
+                    Fun::Acos => a.acos(),
+                    Fun::Atan => a.atan(),
+                    Fun::Sinh => a.sinh(),
+                    Fun::Cosh => a.cosh(),
+                    Fun::Tanh => a.tanh(),
+                }
+            }
+        };
+        for c in [r.re, r.eps1, r.eps2, r.eps1eps2] {
+            self.finite &= c.is_finite();
+            self.scale = self.scale.max(c.abs());
+        }
+        r
+    }
+}
+
+/// Largest intermediate magnitude accepted: beyond it rounding noise swamps the comparison.
+const MAX_SCALE: f64 = 1e6;
+
+/// `got` agrees with `want` to 1e-9 relative, plus rounding noise proportional to the
+/// largest intermediate value.
+fn close(got: f64, want: f64, scale: f64) -> bool {
+    (got - want).abs() <= 1e-9 * want.abs().max(1.0) + 1e-11 * scale
+}
+
+/// Checks value, ∂i, ∂j and ∂i∂j (engine: `diff`, twice) at `p` for all nine (i, j).
+/// `Ok(false)`: the point is outside the domain (or too ill-conditioned) to compare.
+fn check_at(t: &Tree, p: [f64; 3]) -> Result<bool, String> {
+    let mut a = Arena::new();
+    let e = t.build(&mut a);
+    let vars = |i: usize| p[i];
+    for i in 0..3 {
+        for j in 0..3 {
+            let mut x = p.map(HyperDual64::from_re);
+            x[i].eps1 = 1.0;
+            x[j].eps2 = 1.0;
+            let mut r = Reference {
+                scale: 0.0,
+                finite: true,
+            };
+            let want = r.eval(t, &x);
+            if !r.finite || r.scale > MAX_SCALE {
+                return Ok(false);
+            }
+            let di = a.diff(e, i);
+            let dj = a.diff(e, j);
+            let dij = a.diff(di, j);
+            let got = a.eval_many(&[e, di, dj, dij], &vars);
+            let want = [want.re, want.eps1, want.eps2, want.eps1eps2];
+            for (k, what) in ["value", "d/di", "d/dj", "d²/didj"].iter().enumerate() {
+                if !close(got[k], want[k], r.scale) {
+                    return Err(format!(
+                        "{what} (i={i}, j={j}) at {p:?}: engine {} vs hyper-dual {} (scale {})\n\
+                         expression: {}\nderivative: {}",
+                        got[k],
+                        want[k],
+                        r.scale,
+                        a.show(e),
+                        a.show([e, di, dj, dij][k]),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+fn point() -> impl Strategy<Value = [f64; 3]> {
+    [-2.0..2.0f64, -2.0..2.0f64, -2.0..2.0f64]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        max_global_rejects: 20_000,
+        ..ProptestConfig::default()
+    })]
+
+    /// Values and first and second derivatives (mixed partials in both orders) agree with
+    /// hyper-dual numbers wherever the expression is finite and reasonably conditioned.
+    #[test]
+    fn derivatives_match_hyper_duals(t in tree(), points in prop::collection::vec(point(), 6)) {
+        let mut compared = false;
+        for p in points {
+            match check_at(&t, p) {
+                Ok(true) => compared = true,
+                Ok(false) => {}
+                Err(msg) => return Err(TestCaseError::fail(msg)),
+            }
+        }
+        prop_assume!(compared, "no point of the domain was usable");
+    }
+
+    /// The rendering of a simplified expression reads back to the same node: the canonical
+    /// form is a fixed point of the smart constructors.
+    #[test]
+    fn canonical_form_is_a_fixed_point(t in tree()) {
+        let mut a = arena();
+        let e = t.build(&mut a);
+        let shown = a.show(e);
+        let again = read(&mut a, &shown);
+        prop_assert_eq!(e, again, "{} reads back as {}", shown, a.show(again));
+        // Derivatives are canonical too.
+        for v in 0..3 {
+            let d = a.diff(e, v);
+            let shown = a.show(d);
+            let again = read(&mut a, &shown);
+            prop_assert_eq!(d, again, "{} reads back as {}", shown, a.show(again));
+        }
+    }
+
+    /// A variable that does not occur gives a zero derivative.
+    #[test]
+    fn absent_variables_differentiate_to_zero(t in tree()) {
+        let mut a = Arena::new();
+        let e = t.build(&mut a);
+        for v in 0..4 {
+            if !a.depends_on(e, v) {
+                let d = a.diff(e, v);
+                prop_assert_eq!(a.as_const(d), Some(0.0));
+            }
+        }
+    }
+
+    /// No input makes the arena, differentiation, evaluation or emission panic: arbitrary
+    /// (also non-finite) constants and arbitrary integer exponents.
+    #[test]
+    fn arbitrary_inputs_do_not_panic(
+        c in prop::collection::vec(any::<f64>(), 4),
+        n in prop::collection::vec(any::<i32>(), 3),
+    ) {
+        let mut a = Arena::new();
+        let x = a.var(0);
+        let cs: Vec<_> = c.iter().map(|&c| a.constant(c)).collect();
+        let p0 = a.powi(x, n[0]);
+        let p1 = a.powi(p0, n[1]);
+        let s = a.sum(&[cs[0], p1, cs[1]]);
+        let m = a.product(&[cs[2], s, p0, cs[3]]);
+        let q = a.powi(m, n[2]);
+        let f = a.powf(q, cs[0]);
+        let g = a.atan2(f, cs[1]);
+        let h = a.div(g, cs[2]);
+        let d = a.diff(h, 0);
+        let d2 = a.diff(d, 0);
+        let _ = a.eval_many(&[h, d, d2], &|_| 0.5);
+        let (_lets, exprs) = crate::sym::emit(&a, &[h, d, d2], &|_| quote::quote!(q), &quote::quote!(m));
+        prop_assert_eq!(exprs.len(), 3);
+    }
+}
