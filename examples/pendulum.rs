@@ -45,35 +45,44 @@ fn plot(
         .iter()
         .flat_map(|(_, d, _)| d.iter().map(|p| p.0))
         .fold(0.0, f64::max);
-    let e_max = series
-        .iter()
-        .flat_map(|(_, d, _)| d.iter().map(|p| p.1.abs()))
-        .fold(0.0, f64::max);
+    let errors = || {
+        series
+            .iter()
+            .flat_map(|(_, d, _)| d.iter().map(|p| p.1.abs()))
+            .filter(|e| *e > 0.0)
+    };
+    let e_max = errors().fold(0.0, f64::max);
+    let e_min = errors().fold(f64::INFINITY, f64::min);
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            "Pendulum, h = 0.1: energy error E(t) - E(0)",
+            "Pendulum, h = 0.1: energy error |E(t) - E(0)|",
             ("sans-serif", 20),
         )
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(80)
-        .build_cartesian_2d(0.0..t_max, -1.1 * e_max..1.1 * e_max)?;
+        .build_cartesian_2d(0.0..t_max, (0.5 * e_min..10.0 * e_max).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("t")
-        .y_desc("energy error")
+        .y_desc("|E - E0|")
+        .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()?;
     for (label, data, color) in series {
         let c = *color;
         chart
-            .draw_series(LineSeries::new(data.iter().copied(), c))?
+            .draw_series(LineSeries::new(
+                data.iter().filter(|p| p.1 != 0.0).map(|p| (p.0, p.1.abs())),
+                c,
+            ))?
             .label(*label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c));
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE)
         .border_style(BLACK)
         .draw()?;
