@@ -37,10 +37,10 @@ fn energy_error<Meth: Method>(h: f64, steps: usize) -> Result<Vec<(f64, f64)>, s
     Ok(out)
 }
 
-fn plot(
-    path: &str,
-    series: &[(&str, &[(f64, f64)], RGBColor)],
-) -> Result<(), Box<dyn std::error::Error>> {
+/// A labelled curve of (t, energy error) points and its colour.
+type Series<'a> = (&'a str, &'a [(f64, f64)], RGBColor);
+
+fn plot(path: &str, series: &[Series]) -> Result<(), Box<dyn std::error::Error>> {
     let t_max = series
         .iter()
         .flat_map(|(_, d, _)| d.iter().map(|p| p.0))

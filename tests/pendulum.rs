@@ -45,11 +45,14 @@ fn error<Meth: Method>(h: f64, t_end: f64, exact: &[f64; 4]) -> f64 {
         .fold(0.0, |m, (a, b)| m.max((a - b).abs()))
 }
 
+/// An error measurement for one method: (h, t_end, exact) -> max error.
+type ErrorFn = fn(f64, f64, &[f64; 4]) -> f64;
+
 #[test]
 fn order_is_2s_for_s_1_2_3() {
     let t_end = 2.0;
     let exact = reference(t_end);
-    let runs: [(f64, &[f64], fn(f64, f64, &[f64; 4]) -> f64); 3] = [
+    let runs: [(f64, &[f64], ErrorFn); 3] = [
         (2.0, &[0.1, 0.05, 0.025, 0.0125], error::<GaussLobatto<1>>),
         (4.0, &[0.2, 0.1, 0.05, 0.025], error::<GaussLobatto<2>>),
         (6.0, &[0.4, 0.2, 0.1, 0.05], error::<GaussLobatto<3>>),

@@ -57,8 +57,8 @@ spark::mechanics! {
     }
 }
 
-/// Consistent initial coordinates (the test set's; the velocities are zero).
-#[allow(dead_code)]
+/// Consistent initial coordinates (the test set's, digits as printed; the velocities are zero).
+#[allow(dead_code, clippy::excessive_precision)]
 pub const Q0: [f64; 7] = [
     -0.0617138900142764496358948458001,
     0.0,

@@ -16,7 +16,8 @@ pub fn expand(input: TokenStream) -> TokenStream {
     };
     match crate::model::build(parsed) {
         Ok(model) => emit_model(model),
-        Err((err, stub)) => {
+        Err(failed) => {
+            let (err, stub) = *failed;
             let mut out = err.to_compile_error();
             out.extend(emit_stub(&stub));
             out
@@ -126,11 +127,11 @@ fn derivatives(model: &mut Model) -> Derivatives {
     let mut hess_mu = vec![vec![zero; n]; n];
     for (k, row) in gq.iter().enumerate() {
         let mu = ar.var(vars.mu(k));
-        for a in 0..n {
-            for b in 0..n {
+        for (a, out_row) in hess_mu.iter_mut().enumerate() {
+            for (b, out) in out_row.iter_mut().enumerate() {
                 let h = ar.diff(row[a], vars.q(b));
                 let term = ar.mul(mu, h);
-                hess_mu[a][b] = ar.add(hess_mu[a][b], term);
+                *out = ar.add(*out, term);
             }
         }
     }
@@ -138,9 +139,9 @@ fn derivatives(model: &mut Model) -> Derivatives {
     let mut wq = Vec::new();
     for (k, &gk) in g.iter().enumerate() {
         let mut wk = ar.diff(gk, Vars::TIME);
-        for a in 0..n {
+        for (a, &gka) in gq[k].iter().enumerate() {
             let v = ar.var(vars.v(a));
-            let term = ar.mul(gq[k][a], v);
+            let term = ar.mul(gka, v);
             wk = ar.add(wk, term);
         }
         wq.push((0..n).map(|a| ar.diff(wk, vars.q(a))).collect());

@@ -129,7 +129,7 @@ fn literal_value(e: &Expr) -> Option<f64> {
 }
 
 /// Checks `input` and lowers it. On error, returns the errors and what a stub needs.
-pub fn build(input: ModelInput) -> Result<Model, (syn::Error, Stub)> {
+pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     let mut cx = Ctxt::default();
     let (attrs, vis, name) = (input.attrs.clone(), input.vis.clone(), input.name.clone());
     let name_span = name.span();
@@ -310,7 +310,7 @@ pub fn build(input: ModelInput) -> Result<Model, (syn::Error, Stub)> {
         );
     }
     match cx.finish() {
-        Err(e) => Err((e, stub)),
+        Err(e) => Err(Box::new((e, stub))),
         Ok(()) => Ok(Model {
             attrs,
             vis,

@@ -170,12 +170,11 @@ impl Arena {
                 self.chain(da, |s| vec![s.sinh(a)])
             }
             Node::Tanh(a) => {
-                // (1 - tanh²(a)) · a', reusing the tanh node.
+                // a' / cosh²(a): `1 - tanh²(a)` would cancel catastrophically for large |a|.
                 let da = self.derivative_of_child(a, var);
                 self.chain(da, |s| {
-                    let one = s.constant(1.0);
-                    let t2 = s.powi(id, 2);
-                    vec![s.sub(one, t2)]
+                    let cosh = s.cosh(a);
+                    vec![s.powi(cosh, -2)]
                 })
             }
         }

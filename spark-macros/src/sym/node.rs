@@ -26,8 +26,9 @@ impl fmt::Display for Id {
 ///
 /// The canonical form maintained by the smart constructors (see `simplify.rs`) is:
 /// * subtraction is `a + (-1)·b`, negation is `(-1)·a`, division is `a · b^-1`;
-/// * [`Node::Add`] and [`Node::Mul`] are n-ary (at least two operands), never nested in an
-///   operand of the same kind, with constants first and the other operands sorted by id;
+/// * [`Node::Add`] and [`Node::Mul`] are n-ary (at least two operands), with constants first
+///   and the other operands sorted by id; an operand is a sum (product) of the same kind only
+///   if that one is large (more than `FLATTEN_LIMIT` operands, see `simplify.rs`);
 /// * a sum holds at most one constant (non-zero) and at most one term per "rest"
 ///   (`2·x + 3·x` is `5·x`); a product holds at most one constant coefficient (not `1`,
 ///   never `0`) and combines equal bases whose exponents have the same sign;

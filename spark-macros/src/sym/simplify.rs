@@ -6,7 +6,7 @@
 //! | rule | guard |
 //! | --- | --- |
 //! | constant folding (f64 arithmetic / `f64` functions on constants) | only if the result is finite |
-//! | flatten nested sums / products | — |
+//! | flatten nested sums / products | the nested one has at most `FLATTEN_LIMIT` operands |
 //! | `x + 0 → x`, `x * 1 → x` | — |
 //! | `x * 0 → 0` | always (only differs from f64 when `x` is infinite or NaN) |
 //! | `c1·r + c2·r → (c1+c2)·r` (so `x - x → 0`, `--x → x`) | `c1 + c2` finite |
@@ -26,6 +26,12 @@ use std::collections::HashMap;
 
 use super::expr::Arena;
 use super::node::{Id, Node};
+
+/// Sums and products with more operands than this are not flattened into an enclosing
+/// sum / product but kept as one operand. Flattening without a bound makes long chains
+/// quadratic: building `x1 + x2 + ... + xn` term by term, or the chain rule through `n`
+/// nested functions (whose derivative is a product of `n` factors, one more per level).
+pub(super) const FLATTEN_LIMIT: usize = 32;
 
 impl Arena {
     /// `a + b`.
@@ -58,11 +64,11 @@ impl Arena {
 
     /// Sum of any number of terms (`0` for none).
     pub fn sum(&mut self, terms: &[Id]) -> Id {
-        // Flatten nested sums.
+        // Flatten nested sums (small ones: see `FLATTEN_LIMIT`).
         let mut flat = Vec::with_capacity(terms.len());
         for &t in terms {
             match self.node(t) {
-                Node::Add(ts) => flat.extend_from_slice(ts),
+                Node::Add(ts) if ts.len() <= FLATTEN_LIMIT => flat.extend_from_slice(ts),
                 _ => flat.push(t),
             }
         }
@@ -112,11 +118,11 @@ impl Arena {
 
     /// Product of any number of factors (`1` for none).
     pub fn product(&mut self, factors: &[Id]) -> Id {
-        // Flatten nested products.
+        // Flatten nested products (small ones: see `FLATTEN_LIMIT`).
         let mut flat = Vec::with_capacity(factors.len());
         for &f in factors {
             match self.node(f) {
-                Node::Mul(fs) => flat.extend_from_slice(fs),
+                Node::Mul(fs) if fs.len() <= FLATTEN_LIMIT => flat.extend_from_slice(fs),
                 _ => flat.push(f),
             }
         }

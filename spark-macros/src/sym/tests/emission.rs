@@ -199,7 +199,11 @@ fn unnecessary_parens(t: &TokenStream, out: &mut Vec<String>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     /// Emitted code for random expressions and their derivatives parses as Rust, calls only
     /// `m::` functions, uses every `let`, and has no unnecessary parentheses or `- -`.

@@ -155,9 +155,9 @@ fn overflowing_folds_are_left_alone() {
     let big = a.constant(1e300);
     let x = a.var(0);
     let e = a.product(&[big, big, x]);
-    // 1e600 is not finite: both constants stay, the value is unchanged.
-    assert_eq!(a.eval(e, &|_| 0.0), 0.0);
-    assert_eq!(a.eval(e, &|_| 1e-300), 1e300);
+    // 1e600 is not finite: both constants stay rather than folding to an infinity.
+    let factors = a.node(e).children().to_vec();
+    assert_eq!(factors, [big, big, x]);
     let n = a.powi(x, i32::MAX);
     let e = a.mul(n, x);
     assert_eq!(a.show(e), "(* x (^ x 2147483647))");
@@ -197,7 +197,7 @@ fn derivative_table() {
         ("(ln x)", 0, "(^ x -1)"),
         ("(sqrt x)", 0, "(* 0.5 (^ (sqrt x) -1))"),
         ("(tan x)", 0, "(+ 1 (^ (tan x) 2))"),
-        ("(tanh x)", 0, "(+ 1 (* -1 (^ (tanh x) 2)))"),
+        ("(tanh x)", 0, "(^ (cosh x) -2)"),
         ("(sinh x)", 0, "(cosh x)"),
         ("(cosh x)", 0, "(sinh x)"),
         ("(atan x)", 0, "(^ (+ 1 (^ x 2)) -1)"),
@@ -207,7 +207,7 @@ fn derivative_table() {
         ("(pow x 2.5)", 0, "(* 2.5 (pow x 1.5))"),
         ("(pow x 2.5)", 1, "0"),
         ("(pow 2 x)", 0, "(* 0.6931471805599453 (pow 2 x))"),
-        ("(pow x y)", 1, "(* (ln x) (pow x y))"),
+        ("(pow x y)", 1, "(* (pow x y) (ln x))"),
         ("(atan2 y x)", 1, "(* x (^ (+ (^ x 2) (^ y 2)) -1))"),
         ("(atan2 y x)", 0, "(* -1 y (^ (+ (^ x 2) (^ y 2)) -1))"),
         ("(sin (* x y))", 0, "(* y (cos (* x y)))"),
@@ -253,7 +253,7 @@ fn deep_expressions_do_not_overflow_the_stack() {
     let x = a.var(0);
     let mut e = x;
     for k in 0..100_000 {
-        let c = a.constant(f64::from(k % 7 + 1));
+        let c = a.constant(if k % 2 == 0 { 0.5 } else { 0.9 });
         let t = a.mul(c, e);
         e = a.sin(t);
     }
