@@ -1,7 +1,7 @@
 //! The `mechanics!` macro of spark.
 //!
-//! Pipeline: [`parse`] (syn, the DSL surface) → [`model`] (names resolved, expressions lowered
-//! into the symbolic arena, all checks) → [`expand`] (derivatives and straight-line code).
+//! Pipeline: `parse` (syn, the DSL surface) → `model` (names resolved, expressions lowered
+//! into the symbolic arena, all checks) → `expand` (derivatives and straight-line code).
 //! Everything below the entry point works on `proc_macro2` so it can be unit-tested.
 
 extern crate proc_macro;

@@ -113,8 +113,10 @@ mod tests {
         let mut m = zero_square::<L>();
         let f = flat_square::<L>(&mut m);
         assert_eq!(f.len(), 400);
-        f[20 * 3 + 13] = 1.5; // row 3, column 13 = V-part, block 4, entry 1
-        assert_eq!(m.0[1][0].0[3][1], 1.5);
+        // Row 3 is entry 0 of stage block 1; column 13 is past the 12 stage entries, so it is
+        // entry 1 of multiplier block 0.
+        f[20 * 3 + 13] = 1.5;
+        assert_eq!(m.0[1][0].1[0][1], 1.5);
     }
 
     #[test]

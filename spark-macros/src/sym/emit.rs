@@ -86,6 +86,7 @@ pub fn emit(
         named,
         names: HashMap::new(),
         inline: HashMap::new(),
+        powers: HashMap::new(),
         lets: TokenStream::new(),
         counter: 0,
     };
@@ -93,9 +94,24 @@ pub fn emit(
         if matches!(arena.node(id), Node::Const(_) | Node::Var(_)) {
             continue;
         }
+        let positive_power = match *arena.node(id) {
+            Node::Pow(b, n) if n > 0 => Some((b, n.unsigned_abs())),
+            _ => None,
+        };
+        if emitter.named.contains(&id) {
+            // Already computed as an intermediate square of another power?
+            if let Some(name) = positive_power.and_then(|p| emitter.powers.get(&p)) {
+                let name = name.clone();
+                emitter.names.insert(id, name);
+                continue;
+            }
+        }
         let ex = emitter.build(id);
         if emitter.named.contains(&id) {
             let name = emitter.bind(&ex);
+            if let Some(p) = positive_power {
+                emitter.powers.insert(p, name.clone());
+            }
             emitter.names.insert(id, name);
         } else {
             emitter.inline.insert(id, ex);
@@ -126,6 +142,9 @@ struct Emitter<'a> {
     lets: TokenStream,
     /// Number of `let`s so far (for fresh names).
     counter: usize,
+    /// Named positive powers `(base, n) → name`, from named `Pow` nodes and from the
+    /// intermediate squares of repeated squaring, so powers reuse each other.
+    powers: HashMap<(Id, u32), Ident>,
 }
 
 impl Emitter<'_> {
@@ -200,16 +219,18 @@ impl Emitter<'_> {
         let (consts, others): (Vec<Id>, Vec<Id>) = terms
             .iter()
             .partition(|&&t| self.arena.as_const(t).is_some());
-        let mut exs: Vec<Ex> = others
+        let exs: Vec<Ex> = others
             .into_iter()
             .chain(consts)
-            .map(|t| self.operand(t))
+            .map(|t| match self.operand(t) {
+                // A negated sum as a term: `a - (b + c)` rather than `a + (-b - c)`.
+                Ex::Sum(ts) if ts.iter().all(|t| matches!(t, Ex::Neg(_))) => {
+                    Ex::Neg(Box::new(Ex::Sum(ts).negated()))
+                }
+                ex => ex,
+            })
             .collect();
-        if let Some(k) = exs.iter().position(|e| !matches!(e, Ex::Neg(_))) {
-            let first = exs.remove(k);
-            exs.insert(0, first);
-        }
-        Ex::Sum(exs)
+        Ex::sum(exs)
     }
 
     /// A product: `-c * a * b / (d * e)` from coefficient, positive and negative powers.
@@ -253,7 +274,7 @@ impl Emitter<'_> {
         }
         let ex = Ex::product(num, den);
         if coefficient < 0.0 {
-            Ex::Neg(Box::new(ex))
+            ex.negated()
         } else {
             ex
         }
@@ -262,18 +283,28 @@ impl Emitter<'_> {
     /// The factors of `b^m` (`m ≥ 1`) by repeated squaring: `b^6 → [s, s, s]` after
     /// `let s = b * b;`. Squares used more than once are named here.
     fn power_factors(&mut self, b: Id, m: u32) -> Vec<Ex> {
+        if let Some(name) = self.powers.get(&(b, m)) {
+            return vec![Ex::Atom(quote!(#name))];
+        }
         let base = self.operand(b);
         if m <= 1 {
             return vec![base];
         }
-        // square[k] = b^(2^k) for 2^k ≤ m/2; the top square b^(2^top) is used once, as the
-        // product of two copies of square[top - 1].
+        // squares[k] = b^(2^k) for k < top; the top square b^(2^top) is used once, as the
+        // product of two copies of squares[top - 1] (unless it is already named).
         let top = m.ilog2();
         let mut squares = vec![base];
         for k in 1..top {
-            let prev = &squares[k as usize - 1];
-            let sq = Ex::product(vec![prev.clone(), prev.clone()], Vec::new());
-            let name = self.bind(&sq);
+            let name = match self.powers.get(&(b, 1 << k)) {
+                Some(name) => name.clone(),
+                None => {
+                    let prev = &squares[k as usize - 1];
+                    let sq = Ex::product(vec![prev.clone(), prev.clone()], Vec::new());
+                    let name = self.bind(&sq);
+                    self.powers.insert((b, 1 << k), name.clone());
+                    name
+                }
+            };
             squares.push(Ex::Atom(quote!(#name)));
         }
         let mut out = Vec::new();
@@ -282,9 +313,13 @@ impl Emitter<'_> {
                 out.push(sq.clone());
             }
         }
-        let last = &squares[top as usize - 1];
-        out.push(last.clone());
-        out.push(last.clone());
+        if let Some(name) = self.powers.get(&(b, 1 << top)) {
+            out.push(Ex::Atom(quote!(#name)));
+        } else {
+            let last = &squares[top as usize - 1];
+            out.push(last.clone());
+            out.push(last.clone());
+        }
         out
     }
 }
@@ -366,6 +401,26 @@ impl Ex {
             }
         }
         Ex::Product(num, den)
+    }
+
+    /// A sum, with a positive term moved to the front if there is one (`b - a`, not
+    /// `-a + b`).
+    fn sum(mut terms: Vec<Ex>) -> Ex {
+        if let Some(k) = terms.iter().position(|e| !matches!(e, Ex::Neg(_))) {
+            let first = terms.remove(k);
+            terms.insert(0, first);
+        }
+        Ex::Sum(terms)
+    }
+
+    /// `-self`, pushed into sums (`-(a - b)` is `b - a`, exactly: IEEE rounding is symmetric)
+    /// and cancelling a negation.
+    fn negated(self) -> Ex {
+        match self {
+            Ex::Neg(x) => *x,
+            Ex::Sum(terms) => Ex::sum(terms.into_iter().map(Ex::negated).collect()),
+            x => Ex::Neg(Box::new(x)),
+        }
     }
 
     /// How strongly the printed form binds.

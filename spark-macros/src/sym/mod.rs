@@ -13,7 +13,8 @@
 //!
 //! Variables are plain indices; the caller maps names to indices and indices to tokens.
 
-// Goes once the macro uses the whole API (until then parts of it are only used by tests).
+// Goes once the macro uses the whole API (`eval`, `eval_many`, `show`, `len` are only used by
+// tests so far).
 #![allow(dead_code)]
 
 mod diff;

@@ -18,7 +18,7 @@ struct Reference {
     scale: f64,
     finite: bool,
     delta: f64,
-    count: u32,
+    flip: bool,
 }
 
 impl Reference {
@@ -27,7 +27,7 @@ impl Reference {
             scale: 0.0,
             finite: true,
             delta,
-            count: 0,
+            flip: false,
         }
     }
 
@@ -78,13 +78,8 @@ impl Reference {
             self.finite &= c.is_finite();
             self.scale = self.scale.max(c.abs());
         }
-        self.count += 1;
-        let f = 1.0
-            + if self.count % 2 == 0 {
-                self.delta
-            } else {
-                -self.delta
-            };
+        self.flip = !self.flip;
+        let f = 1.0 + if self.flip { self.delta } else { -self.delta };
         HyperDual64::new(r.re * f, r.eps1 * f, r.eps2 * f, r.eps1eps2 * f)
     }
 

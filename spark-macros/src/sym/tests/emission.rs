@@ -49,7 +49,9 @@ fn single_expressions_read_naturally() {
         ("(+ x 1)", "q0+1.0_f64"),
         ("(- (- x) y)", "-q0-q1"),
         ("(- x (+ y z))", "q0-(q1+q2)"),
-        ("(- (+ x y))", "-(q0+q1)"),
+        ("(- (+ x y))", "-q0-q1"),
+        ("(- (- x y))", "q1-q0"),
+        ("(* -2 (- x y))", "-2.0_f64*(q0-q1)"),
         ("(* (+ x y) (- x y))", "(q0+q1)*(q0-q1)"),
         ("(* x (+ y z))", "q0*(q1+q2)"),
         ("(/ x y)", "q0/q1"),
@@ -114,6 +116,24 @@ fn powers_use_repeated_squaring() {
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn powers_reuse_named_squares() {
+    let mut a = arena();
+    let p4 = read(&mut a, "(^ (sin x) 4)");
+    let p2 = read(&mut a, "(^ (sin x) 2)");
+    let p6 = read(&mut a, "(^ (sin x) 6)");
+    let (lets, exprs) = emit_str(&a, &[p4, p2, p6]);
+    assert_eq!(lets, "let__t0:f64=m::sin(q0);let__t1:f64=__t0*__t0;");
+    assert_eq!(exprs, ["__t1*__t1", "__t1", "__t1*__t1*__t1"]);
+    // A named square is reused as an intermediate square, and the other way round.
+    let mut a = arena();
+    let p2 = read(&mut a, "(^ (sin x) 2)");
+    let p5 = read(&mut a, "(^ (sin x) 5)");
+    let (lets, exprs) = emit_str(&a, &[p2, p2, p5]);
+    assert_eq!(lets, "let__t0:f64=m::sin(q0);let__t1:f64=__t0*__t0;");
+    assert_eq!(exprs, ["__t1", "__t1", "__t0*__t1*__t1"]);
 }
 
 #[test]
