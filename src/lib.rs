@@ -39,7 +39,8 @@
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
     math, tableau, ConstraintJacobian, DynamicsJacobian, Error, GaussLobatto, Integrator,
-    Lagrangian, Method, Model, Options, Phase, State, StepStats, VelocityConstraintJacobian,
+    Lagrangian, LobattoIIIAB, Method, Model, Options, Phase, SparkTableau, State, StepStats,
+    SymplecticEuler, VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.

@@ -7,20 +7,22 @@
 #![warn(missing_docs)]
 
 pub mod error;
-mod gauss_lobatto;
 pub mod integrator;
 pub mod layout;
 pub mod lu;
 pub mod math;
+pub mod methods;
 mod newton;
 mod project;
+pub mod spark_step;
 pub mod state;
 pub mod system;
 pub mod tableau;
 
 pub use error::{Error, Phase};
-pub use gauss_lobatto::GaussLobatto;
 pub use integrator::{Integrator, Method, Options, StepStats};
+pub use methods::{GaussLobatto, LobattoIIIAB, SymplecticEuler};
+pub use spark_step::SparkTableau;
 pub use state::State;
 pub use system::{
     ConstraintJacobian, DynamicsJacobian, Lagrangian, Model, VelocityConstraintJacobian,

@@ -1,12 +1,12 @@
-//! The (s,s)-Gauss-Lobatto SPARK method for Lagrangian systems with holonomic constraints.
+//! One SPARK step for Lagrangian systems with holonomic constraints, for any tableau of the
+//! (s, s̃)-SPARK form of Jay (2007), Definition 3.1, with s̃ = s or s − 1 and ã_{i s̃} = 0.
 //!
-//! One step solves Jay (2007), equations (4.4a-h) (the Lagrangian form of Definition 3.1 with the
-//! coefficients of §3.3), in two phases that are exactly equivalent to the coupled system because
-//! the last column of Ã vanishes (4.3):
+//! The step solves equations (4.4a-h) (the Lagrangian form) in two phases that are exactly
+//! equivalent to the coupled system because the last column of Ã vanishes (4.3):
 //!
-//! * **stages**: unknowns `V_1..V_s` and `μ_j = hΛ_j`, `j = 0..s-1`; equations (4.4b) and
-//!   `g(T̃_i, Q̃_i)/h = 0`, `i = 1..s` (4.4d);
-//! * **end point**: unknowns `v_1` and `μ_s`; equations (4.4f) and the hidden constraint
+//! * **stages**: unknowns `V_1..V_s` and `μ_j = hΛ_j`, `j = 0..s̃-1`; equations (4.4b) and
+//!   `g(T̃_i, Q̃_i)/h = 0`, `i = 1..s̃` (4.4d);
+//! * **end point**: unknowns `v_1` and `μ_s̃`; equations (4.4f) and the hidden constraint
 //!   `g_t + G v_1 = 0` at `t_1` (4.4h).
 //!
 //! Scaling the multipliers by `h` and the position constraints by `1/h` makes every block of the
@@ -19,22 +19,43 @@
 use nalgebra::SVector;
 
 use crate::error::{Error, Phase};
-use crate::integrator::{max_abs, Method, Options, StepStats};
+use crate::integrator::{max_abs, Options, StepStats};
 use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::lu;
 use crate::newton::{Monitor, Verdict};
 use crate::state::State;
 use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian};
-use crate::tableau::GaussLobattoTableau;
 
-/// The (s,s)-Gauss-Lobatto SPARK method with `S` stages: order `2S`, symmetric, symplectic,
-/// variational, and exact on the constraints `g = 0` and `g_t + G v = 0` at every step end.
+/// Coefficients of an (s, s̃)-SPARK method in the storage the step uses.
 ///
-/// `S = 1` is the SPARK midpoint-trapezoidal rule (order 2), `S = 2` has order 4, `S = 3`
-/// order 6. Any `S ≥ 1` compiles; beyond `S ≈ 6` the multiplier block of the Newton system
-/// becomes ill-conditioned (Jay 2007 §3.3) and round-off limits the attainable accuracy.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GaussLobatto<const S: usize>;
+/// Arrays have `S` slots; the Lobatto-type quantities use the first `s_tilde` of them. Index 0 of
+/// the constraint nodes is split out (`c̃_0 = 0`, `ā_0j = 0`): `b_lob0 = b̃_0`, `a_til0[i] = ã_i0`,
+/// `c_lob[i] = c̃_{i+1}`, `b_lob[i] = b̃_{i+1}`, `a_bar[i][j] = ā_{i+1,j}`, `a_til[i][j] = ã_{i,j+1}`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SparkTableau<const S: usize> {
+    /// Stage times `c_i` (row sums of `A`).
+    pub c: [f64; S],
+    /// Weights `b_j` (= `b̂_j`, (4.1a)).
+    pub b: [f64; S],
+    /// `A`: stage positions `Q_i = q0 + h Σ a_ij V_j`.
+    pub a: [[f64; S]; S],
+    /// `Â`: the forces in the stage momenta.
+    pub a_hat: [[f64; S]; S],
+    /// `s̃`: the constraint nodes are `c̃_0 = 0 < ... < c̃_s̃ = 1`; `s̃ ∈ {S - 1, S}`.
+    pub s_tilde: usize,
+    /// `c̃_1..c̃_s̃`.
+    pub c_lob: [f64; S],
+    /// `b̃_0`.
+    pub b_lob0: f64,
+    /// `b̃_1..b̃_s̃`.
+    pub b_lob: [f64; S],
+    /// `ā_ij`, `i = 1..s̃`.
+    pub a_bar: [[f64; S]; S],
+    /// `ã_i0`.
+    pub a_til0: [f64; S],
+    /// `ã_ij`, `j = 1..s̃`.
+    pub a_til: [[f64; S]; S],
+}
 
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.
 type StageLayout<const N: usize, const M: usize, const S: usize> =
@@ -59,19 +80,16 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
     (pos, vel)
 }
 
-impl<const S: usize> Method for GaussLobatto<S> {
-    const ORDER: usize = 2 * S;
-
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        let tab: &GaussLobattoTableau<S> = &const {
-            assert!(S >= 1, "GaussLobatto<S> needs at least one stage");
-            GaussLobattoTableau::<S>::new()
-        };
+/// Advances `state` by `h` with the SPARK method `tab`; nothing is modified on error.
+pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    state: &State<N>,
+) -> Result<(State<N>, StepStats), Error> {
+    let st = tab.s_tilde;
+    {
         if !state.is_finite() {
             return Err(Error::NonFiniteState);
         }
@@ -115,8 +133,8 @@ impl<const S: usize> Method for GaussLobatto<S> {
             let qls: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a_bar, i));
             // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs to
             // the end-point solve and never enters a stage, since ã_is = 0).
-            for i in 0..S {
-                let m = if i + 1 < S { mu[i + 1] } else { zero_m };
+            for i in 0..st {
+                let m = if i + 1 < st { mu[i + 1] } else { zero_m };
                 cons[i] = sys.constraint_jacobian(lobatto_times[i], &qls[i], &m);
             }
             if converged {
@@ -139,30 +157,36 @@ impl<const S: usize> Method for GaussLobatto<S> {
                     // Residual ρ_i of (4.4b).
                     let mut rho = dyns[i].p - p0;
                     for j in 0..S {
-                        rho -= dyns[j].f * (h * tab.a[i][j]);
+                        rho -= dyns[j].f * (h * tab.a_hat[i][j]);
                     }
                     rho += gq0.transpose() * mu[0] * tab.a_til0[i];
-                    for j in 1..S {
+                    for j in 1..st {
                         rho += cons[j - 1].gq.transpose() * mu[j] * tab.a_til[i][j - 1];
                     }
                     for a in 0..N {
                         r[vcol(i, a)] = -rho[a];
                     }
                     // Residual σ_i = g(Q̃_i)/h of (4.4d).
+                    // Unused multiplier slots (s̃ < S) get the trivial equation μ = 0.
                     for l in 0..M {
-                        r[mcol(i, l)] = -cons[i].g[l] / h;
+                        if i < st {
+                            r[mcol(i, l)] = -cons[i].g[l] / h;
+                        } else {
+                            r[mcol(i, l)] = -mu[i][l];
+                            jm[mcol(i, l) * k_len + mcol(i, l)] = 1.0;
+                        }
                     }
                     // ∂ρ_i/∂V_k.
                     for k in 0..S {
                         let mut block = dyns[i].lvq * (h * tab.a[i][k])
-                            - dyns[k].lvq.transpose() * (h * tab.a[i][k]);
+                            - dyns[k].lvq.transpose() * (h * tab.a_hat[i][k]);
                         if i == k {
                             block += dyns[i].lvv;
                         }
                         for j in 0..S {
-                            block -= dyns[j].lqq * (h * h * tab.a[i][j] * tab.a[j][k]);
+                            block -= dyns[j].lqq * (h * h * tab.a_hat[i][j] * tab.a[j][k]);
                         }
-                        for j in 1..S {
+                        for j in 1..st {
                             block += cons[j - 1].hess_mu
                                 * (h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k]);
                         }
@@ -178,12 +202,16 @@ impl<const S: usize> Method for GaussLobatto<S> {
                             for l in 0..M {
                                 let d = if j == 0 {
                                     tab.a_til0[i] * gq0[(l, a)]
-                                } else {
+                                } else if j < st {
                                     tab.a_til[i][j - 1] * cons[j - 1].gq[(l, a)]
+                                } else {
+                                    0.0
                                 };
                                 jm[vcol(i, a) * k_len + mcol(j, l)] = d;
-                                jm[mcol(i, l) * k_len + vcol(j, a)] =
-                                    tab.a_bar[i][j] * cons[i].gq[(l, a)];
+                                if i < st {
+                                    jm[mcol(i, l) * k_len + vcol(j, a)] =
+                                        tab.a_bar[i][j] * cons[i].gq[(l, a)];
+                                }
                             }
                         }
                     }
@@ -218,16 +246,16 @@ impl<const S: usize> Method for GaussLobatto<S> {
 
         // ---- end-point solve ---------------------------------------------------------------
         let t1 = t0 + h;
-        let q1 = positions(&vs, &tab.a_bar, S - 1);
-        let gq1 = cons[S - 1].gq;
+        let q1 = positions(&vs, &tab.a_bar, st - 1);
+        let gq1 = cons[st - 1].gq;
         let mut known = -p0 + gq0.transpose() * mu[0] * tab.b_lob0;
         for j in 0..S {
             known -= forces[j] * (h * tab.b[j]);
         }
-        for j in 1..S {
+        for j in 1..st {
             known += cons[j - 1].gq.transpose() * mu[j] * tab.b_lob[j - 1];
         }
-        let weight = tab.b_lob[S - 1];
+        let weight = tab.b_lob[st - 1];
         let mut v1 = vs[S - 1];
         let mut mu_end = zero_m;
         let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);

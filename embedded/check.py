@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Compares the Cortex-M4F output with the host output and reports sizes and speed.
+
+Usage: check.py TARGET_OUT HOST_OUT ELF WALL_SECONDS
+
+Every line of src/scenario.rs's runs must be in both outputs, with the same words, and every
+number must agree to TOL relative to 1 + |host value|. Lines starting with '#' are reports, not
+results: they are read for the timing and the stack, never compared. Exits 1 on any mismatch.
+"""
+
+import struct
+import sys
+
+TOL = 1e-12
+# The lines the scenario prints (src/scenario.rs: STEPS = 1000, EVERY = 100).
+RUNS = ("pendulum", "double_pendulum")
+STEPS, EVERY = 1000, 100
+
+
+def results(path):
+    """The result lines of an output, keyed by their first three words."""
+    lines = {}
+    with open(path) as f:
+        for raw in f:
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            words = line.split()
+            lines[tuple(words[:3])] = words
+    return lines
+
+
+def comments(path):
+    with open(path) as f:
+        return [l.split() for l in f if l.startswith("#")]
+
+
+def as_float(word):
+    try:
+        return float(word)
+    except ValueError:
+        return None
+
+
+def compare(target_path, host_path):
+    target, host = results(target_path), results(host_path)
+    expected = []
+    for run in RUNS:
+        expected += [(run, "step", str(k)) for k in range(0, STEPS + 1, EVERY)]
+        expected.append((run, "done", "steps"))
+    ok = True
+    worst, worst_at, numbers, identical = 0.0, None, 0, 0
+    for key in expected:
+        for name, lines in (("target", target), ("host", host)):
+            if key not in lines:
+                print(f"MISSING in the {name} output: line '{' '.join(key)} ...'")
+                ok = False
+        if key not in target or key not in host:
+            continue
+        t, h = target[key], host[key]
+        if len(t) != len(h):
+            print(f"MISMATCH: different lengths\n  target: {' '.join(t)}\n  host:   {' '.join(h)}")
+            ok = False
+            continue
+        for i, (a, b) in enumerate(zip(t, h)):
+            x, y = as_float(a), as_float(b)
+            if x is None or y is None:
+                if a != b:
+                    print(f"MISMATCH: '{a}' vs '{b}' in line '{' '.join(key)}'")
+                    ok = False
+                continue
+            numbers += 1
+            identical += a == b
+            d = abs(x - y) / (1.0 + abs(y))
+            if not d <= TOL:  # also catches NaN
+                print(f"MISMATCH: {a} (target) vs {b} (host), {d:.3e} > {TOL:g}, "
+                      f"word {i} of line '{' '.join(key)}'")
+                ok = False
+            if d > worst:
+                worst, worst_at = d, f"word {i} of line '{' '.join(key)}'"
+    extra = set(target) - set(expected)
+    if extra:
+        print(f"unexpected lines in the target output: {sorted(extra)}")
+        ok = False
+    print(f"compared {numbers} numbers in {len(expected)} lines: "
+          f"max |target - host| / (1 + |host|) = {worst:.3e} (tolerance {TOL:g}); "
+          f"{identical} of {numbers} printed identically")
+    if worst_at:
+        print(f"largest difference at {worst_at}")
+    return ok
+
+
+def elf_sizes(path):
+    """Berkeley-style sizes of a little-endian ELF32: text (code and read-only data), data
+    (initialized, writable: stored in flash, copied to RAM), bss (zeroed or uninitialized RAM)."""
+    with open(path, "rb") as f:
+        elf = f.read()
+    if elf[:4] != b"\x7fELF" or elf[4] != 1 or elf[5] != 1:
+        raise SystemExit(f"{path}: not a little-endian ELF32 file")
+    shoff, = struct.unpack_from("<I", elf, 0x20)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x2E)
+    text = data = bss = 0
+    for i in range(shnum):
+        _, sh_type, flags, _, _, size = struct.unpack_from("<IIIIII", elf, shoff + i * shentsize)
+        if not flags & 0x2:  # SHF_ALLOC: not loaded, e.g. debug info and symbols
+            continue
+        if sh_type == 8:  # SHT_NOBITS
+            bss += size
+        elif flags & 0x1:  # SHF_WRITE
+            data += size
+        else:
+            text += size
+    return text, data, bss
+
+
+def magnitude(x):
+    return f"{x:.1e}"
+
+
+def main():
+    target_path, host_path, elf, wall = sys.argv[1:5]
+    wall = float(wall)
+    ok = compare(target_path, host_path)
+
+    text, data, bss = elf_sizes(elf)
+    stack = None
+    steps_total = 0
+    print(f"flash: {text + data} bytes (text {text} + data {data}); "
+          f"static RAM: {data + bss} bytes (data {data} + bss {bss})")
+    for words in comments(target_path):
+        if words[1:3] == ["stack", "high-water"]:
+            stack = int(words[-1])
+        if words[1] == "timing":
+            run, steps, cs = words[2], int(words[4]), int(words[6])
+            steps_total += steps
+            rate = magnitude(steps * 100 / cs) if cs > 0 else f"> {magnitude(steps * 100)}"
+            print(f"steps/s under emulation, {run}: {rate} "
+                  f"({steps} steps in {cs / 100:.2f} s of emulator CPU time)")
+    if stack is not None:
+        print(f"stack high-water mark: {stack} bytes; RAM in use at most {data + bss + stack} bytes")
+    if steps_total:
+        print(f"whole emulator run: {steps_total} steps in {wall:.2f} s wall clock "
+              f"(QEMU start-up and printing included): {magnitude(steps_total / wall)} steps/s")
+    for words in comments(host_path):
+        print("host:", " ".join(words[2:]))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

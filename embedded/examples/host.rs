@@ -1,0 +1,47 @@
+//! The scenario of `src/scenario.rs` on the host, for comparison with the Cortex-M4F run:
+//! `cargo run --release --example host --target <host triple>` (the explicit `--target`
+//! overrides the Cortex-M default in `.cargo/config.toml`). Prints the same lines as the
+//! target, then the host's steps per second as `#` comment lines.
+
+use std::fmt;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use spark_embedded::scenario;
+
+/// Standard output as a `core::fmt::Write`, the interface the scenario prints to.
+struct Stdout(std::io::StdoutLock<'static>);
+
+impl fmt::Write for Stdout {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.write_all(s.as_bytes()).map_err(|_| fmt::Error)
+    }
+}
+
+fn main() -> ExitCode {
+    let mut out = Stdout(std::io::stdout().lock());
+    let t0 = Instant::now();
+    let runs = scenario::pendulum(&mut out).and_then(|p| {
+        let t1 = Instant::now();
+        let d = scenario::double_pendulum(&mut out)?;
+        Ok((p, t1 - t0, d, t1.elapsed()))
+    });
+    match runs {
+        Ok((p, tp, d, td)) => {
+            println!(
+                "# host pendulum {:.0} steps/s",
+                f64::from(p.steps) / tp.as_secs_f64()
+            );
+            println!(
+                "# host double_pendulum {:.0} steps/s",
+                f64::from(d.steps) / td.as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The two runs, written once: the Cortex-M4F binary and the host example call these same
+//! functions, so the models, the arithmetic and the printed lines are the very same code on
+//! both sides. Each run prints, every [`EVERY`] steps, one line
+//!
+//! ```text
+//! <name> step <k> t <t> q <q_1> .. <q_n> dE <E - E0> g <max |g|> gv <max |g_t + G v|>
+//! ```
+//!
+//! with every float as `{:.16e}` (17 significant digits, enough to round-trip an `f64`), and a
+//! last line with the total Newton iterations, so that a script can compare the two outputs
+//! number by number.
+
+use core::fmt::{self, Write};
+
+use spark::{GaussLobatto, Integrator, Lagrangian, Method, State};
+
+spark::mechanics! {
+    /// Planar pendulum in Cartesian coordinates (as in `examples/pendulum.rs`).
+    pub struct Pendulum {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        parameters: [m = 1.0, l = 1.0, g = 9.81],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        holonomic: [x.powi(2) + y.powi(2) - l.powi(2)],
+    }
+}
+
+spark::mechanics! {
+    /// Two point masses on massless rods, Cartesian coordinates, gravity along -y (as in
+    /// `examples/double_pendulum.rs`).
+    pub struct DoublePendulum {
+        coordinates: [x1, y1, x2, y2],
+        velocities: [u1, w1, u2, w2],
+        parameters: [m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81],
+        lagrangian: 0.5 * m1 * (u1.powi(2) + w1.powi(2)) + 0.5 * m2 * (u2.powi(2) + w2.powi(2))
+            - g * (m1 * y1 + m2 * y2),
+        holonomic: [
+            x1.powi(2) + y1.powi(2) - l1.powi(2),
+            (x2 - x1).powi(2) + (y2 - y1).powi(2) - l2.powi(2),
+        ],
+    }
+}
+
+/// Steps of each run.
+pub const STEPS: u32 = 1000;
+
+/// A line is printed every `EVERY` steps (and at step 0).
+pub const EVERY: u32 = 100;
+
+/// What stops a run: a solver error, or the output refusing a write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunError {
+    /// The integrator failed.
+    Spark(spark::Error),
+    /// Writing a line failed.
+    Output,
+}
+
+impl From<spark::Error> for RunError {
+    fn from(e: spark::Error) -> Self {
+        RunError::Spark(e)
+    }
+}
+
+impl From<fmt::Error> for RunError {
+    fn from(_: fmt::Error) -> Self {
+        RunError::Output
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Spark(e) => write!(f, "{e}"),
+            RunError::Output => f.write_str("writing the output failed"),
+        }
+    }
+}
+
+/// What a finished run did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Steps taken.
+    pub steps: u32,
+    /// Newton iterations of all steps (stage and end-point solves).
+    pub newton_iterations: u32,
+}
+
+/// The pendulum (m = l = g = 1) released at rest from the horizontal, (2,2)-Gauss-Lobatto
+/// SPARK (order 4), h = 0.01, [`STEPS`] steps.
+pub fn pendulum<W: Write>(out: &mut W) -> Result<Summary, RunError> {
+    let sys = Pendulum {
+        m: 1.0,
+        l: 1.0,
+        g: 1.0,
+    };
+    let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(sys, 0.01)?;
+    let s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    run("pendulum", sim, s, out)
+}
+
+/// The double pendulum (default parameters, g = 9.81) released at rest with both rods
+/// horizontal, a chaotic motion; (3,3)-Gauss-Lobatto SPARK (order 6), h = 0.005, [`STEPS`]
+/// steps.
+pub fn double_pendulum<W: Write>(out: &mut W) -> Result<Summary, RunError> {
+    let sim = Integrator::<DoublePendulum, GaussLobatto<3>>::new(DoublePendulum::default(), 0.005)?;
+    let s = State::new(0.0, [1.0, 0.0, 2.0, 0.0], [0.0; 4]);
+    run("double_pendulum", sim, s, out)
+}
+
+/// Projects `s`, then takes [`STEPS`] steps, printing a line every [`EVERY`] steps.
+fn run<Sys, Meth, W, const N: usize, const M: usize>(
+    name: &str,
+    mut sim: Integrator<Sys, Meth>,
+    mut s: State<N>,
+    out: &mut W,
+) -> Result<Summary, RunError>
+where
+    Sys: Lagrangian<N, M>,
+    Meth: Method,
+    W: Write,
+{
+    sim.project(&mut s)?;
+    let e0 = sim.energy(&s);
+    let mut newton_iterations = 0;
+    for k in 0..=STEPS {
+        if k % EVERY == 0 {
+            let (g, gv) = sim.constraint_residual(&s);
+            write!(out, "{name} step {k} t {:.16e} q", s.t)?;
+            for x in s.q.iter() {
+                write!(out, " {x:.16e}")?;
+            }
+            writeln!(
+                out,
+                " dE {:.16e} g {g:.16e} gv {gv:.16e}",
+                sim.energy(&s) - e0
+            )?;
+        }
+        if k < STEPS {
+            sim.step(&mut s)?;
+            let stats = sim.last_step_stats();
+            newton_iterations += stats.stage_iterations + stats.end_iterations;
+        }
+    }
+    writeln!(
+        out,
+        "{name} done steps {STEPS} newton_iterations {newton_iterations}"
+    )?;
+    Ok(Summary {
+        steps: STEPS,
+        newton_iterations,
+    })
+}
