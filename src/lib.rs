@@ -38,9 +38,10 @@
 
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
-    math, tableau, ConstraintJacobian, DynamicsJacobian, Error, GaussLobatto, Integrator,
-    Lagrangian, LobattoIIIAB, Method, Model, Options, Phase, SparkTableau, State, StepStats,
-    SymplecticEuler, VelocityConstraintJacobian,
+    local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Error, GaussLobatto,
+    Integrator, Lagrangian, LobattoIIIAB, LocalModelJacobians, LocalModelOde, LocalModelStats,
+    Method, Model, Options, Phase, Rklm, SparkTableau, Srklm, State, StepStats, SymplecticEuler,
+    VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.
@@ -52,4 +53,4 @@ pub mod __private {
 }
 
 pub use nalgebra;
-pub use spark_runtime::state;
+pub use spark_runtime::{dae, hamiltonian, state};

@@ -5,9 +5,10 @@ use core::marker::PhantomData;
 use nalgebra::SVector;
 
 use crate::error::Error;
-use crate::project;
+use crate::odae_step::Point;
 use crate::state::State;
-use crate::system::{Lagrangian, Model};
+use crate::system::{Lagrangian, Model, Odae};
+use crate::{dae, hamiltonian, project};
 
 /// Solver settings. The defaults suit problems scaled to O(1); see each field.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,6 +58,144 @@ pub trait Method {
         options: &Options,
         state: &State<N>,
     ) -> Result<(State<N>, StepStats), Error>;
+
+    /// The same method applied to the overdetermined DAE (2.11) (Hamiltonian and general models).
+    #[doc(hidden)]
+    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        start: &Point<N, M>,
+    ) -> Result<(Point<N, M>, StepStats), Error>;
+}
+
+/// A state an [`Integrator`] can advance for the model `Sys` with `M` constraints: implemented
+/// for [`State`] (Lagrangian models), [`crate::hamiltonian::State`] (Hamiltonian models) and
+/// [`crate::dae::State`] (models given as the DAE (2.11)).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a state of the model `{Sys}`",
+    label = "this state does not match the model",
+    note = "a Lagrangian model steps `spark::State::new(t, q, v)`, a Hamiltonian model `spark::hamiltonian::State::new(t, q, p)`, a DAE model `spark::dae::State::new(t, y, z, lambda)`; the arrays must have one entry per coordinate"
+)]
+pub trait Advance<Sys, const M: usize>: Sized {
+    /// One step of `Meth`.
+    fn advance<Meth: Method>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &Self,
+    ) -> Result<(Self, StepStats), Error>;
+    /// A consistent state near `state`.
+    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error>;
+    /// The conserved energy (NaN when the model has none).
+    fn energy(sys: &Sys, state: &Self) -> f64;
+    /// `(max |g|, max |g_t + g_y v|)`.
+    fn residual(sys: &Sys, state: &Self) -> (f64, f64);
+}
+
+impl<Sys: Lagrangian<N, M>, const N: usize, const M: usize> Advance<Sys, M> for State<N> {
+    fn advance<Meth: Method>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &Self,
+    ) -> Result<(Self, StepStats), Error> {
+        Meth::step(sys, h, options, state)
+    }
+    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
+        project::project(sys, state)
+    }
+    fn energy(sys: &Sys, state: &Self) -> f64 {
+        let (p, _) = sys.momentum_force(state.t, &state.q, &state.v);
+        p.dot(&state.v) - sys.lagrangian(state.t, &state.q, &state.v)
+    }
+    fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
+        let w = sys
+            .velocity_constraint_jacobian(state.t, &state.q, &state.v)
+            .w;
+        let g = sys.constraints(state.t, &state.q);
+        (max_abs(&g), max_abs(&w))
+    }
+}
+
+impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for hamiltonian::State<N> {
+    fn advance<Meth: Method>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &Self,
+    ) -> Result<(Self, StepStats), Error> {
+        let start = Point {
+            t: state.t,
+            y: state.q,
+            z: state.p,
+            lambda: SVector::zeros(),
+        };
+        let (end, stats) = Meth::step_odae(sys, h, options, &start)?;
+        Ok((
+            hamiltonian::State {
+                t: end.t,
+                q: end.y,
+                p: end.z,
+            },
+            stats,
+        ))
+    }
+    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
+        let (t, q, p) = project::project_odae(sys, state.t, &state.q, &state.p)?;
+        Ok(hamiltonian::State { t, q, p })
+    }
+    fn energy(sys: &Sys, state: &Self) -> f64 {
+        sys.energy(state.t, &state.q, &state.p).unwrap_or(f64::NAN)
+    }
+    fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
+        let (g, _) = sys.position_constraints(state.t, &state.q);
+        let w = sys.hidden_constraint(state.t, &state.q, &state.p).w;
+        (max_abs(&g), max_abs(&w))
+    }
+}
+
+impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for dae::State<N, M> {
+    fn advance<Meth: Method>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &Self,
+    ) -> Result<(Self, StepStats), Error> {
+        let start = Point {
+            t: state.t,
+            y: state.y,
+            z: state.z,
+            lambda: state.lambda,
+        };
+        let (end, stats) = Meth::step_odae(sys, h, options, &start)?;
+        Ok((
+            dae::State {
+                t: end.t,
+                y: end.y,
+                z: end.z,
+                lambda: end.lambda,
+            },
+            stats,
+        ))
+    }
+    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
+        let (t, y, z) = project::project_odae(sys, state.t, &state.y, &state.z)?;
+        Ok(dae::State {
+            t,
+            y,
+            z,
+            lambda: state.lambda,
+        })
+    }
+    fn energy(sys: &Sys, state: &Self) -> f64 {
+        sys.energy(state.t, &state.y, &state.z).unwrap_or(f64::NAN)
+    }
+    fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
+        let (g, _) = sys.position_constraints(state.t, &state.y);
+        let w = sys.hidden_constraint(state.t, &state.y, &state.z).w;
+        (max_abs(&g), max_abs(&w))
+    }
 }
 
 /// A model `Sys` stepped by the method `Meth` with a fixed step size.
@@ -138,53 +277,40 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     }
 
     /// Advances `state` by one step. On error `state` is left exactly as it was.
-    pub fn step<const N: usize, const M: usize>(
+    pub fn step<St: Advance<Sys, M>, const M: usize>(
         &mut self,
-        state: &mut State<N>,
-    ) -> Result<(), Error>
-    where
-        Sys: Lagrangian<N, M>,
-    {
-        let (next, stats) = Meth::step(&self.sys, self.h, &self.options, state)?;
+        state: &mut St,
+    ) -> Result<(), Error> {
+        let (next, stats) = St::advance::<Meth>(&self.sys, self.h, &self.options, state)?;
         *state = next;
         self.last = stats;
         Ok(())
     }
 
-    /// Makes `state` consistent: moves `q` onto `g(t, q) = 0` (least change in coordinates),
-    /// then `v` onto `g_t + G v = 0` (least change in kinetic energy). On error `state` is
-    /// unchanged.
-    pub fn project<const N: usize, const M: usize>(&self, state: &mut State<N>) -> Result<(), Error>
-    where
-        Sys: Lagrangian<N, M>,
-    {
-        *state = project::project(&self.sys, state)?;
+    /// Makes `state` consistent: moves the coordinates onto `g(t, q) = 0` (least change in
+    /// coordinates), then the velocities (or momenta) onto the hidden constraint
+    /// `g_t + G v = 0` (for Lagrangian models with least change in kinetic energy). On error
+    /// `state` is unchanged.
+    pub fn project<St: Advance<Sys, M>, const M: usize>(
+        &self,
+        state: &mut St,
+    ) -> Result<(), Error> {
+        *state = St::consistent(&self.sys, state)?;
         Ok(())
     }
 
-    /// The energy `E = ∂L/∂v · v − L`.
-    pub fn energy<const N: usize, const M: usize>(&self, state: &State<N>) -> f64
-    where
-        Sys: Lagrangian<N, M>,
-    {
-        let (p, _) = self.sys.momentum_force(state.t, &state.q, &state.v);
-        p.dot(&state.v) - self.sys.lagrangian(state.t, &state.q, &state.v)
+    /// The energy: `E = ∂L/∂v · v − L` for a Lagrangian model, `H` for a Hamiltonian one,
+    /// NaN for a DAE model without one.
+    pub fn energy<St: Advance<Sys, M>, const M: usize>(&self, state: &St) -> f64 {
+        St::energy(&self.sys, state)
     }
 
     /// `(max |g(t, q)|, max |g_t + G v|)`.
-    pub fn constraint_residual<const N: usize, const M: usize>(
+    pub fn constraint_residual<St: Advance<Sys, M>, const M: usize>(
         &self,
-        state: &State<N>,
-    ) -> (f64, f64)
-    where
-        Sys: Lagrangian<N, M>,
-    {
-        let w = self
-            .sys
-            .velocity_constraint_jacobian(state.t, &state.q, &state.v)
-            .w;
-        let g = self.sys.constraints(state.t, &state.q);
-        (max_abs(&g), max_abs(&w))
+        state: &St,
+    ) -> (f64, f64) {
+        St::residual(&self.sys, state)
     }
 }
 

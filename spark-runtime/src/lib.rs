@@ -6,13 +6,17 @@
 #![no_std]
 #![warn(missing_docs)]
 
+pub mod dae;
 pub mod error;
+pub mod hamiltonian;
 pub mod integrator;
 pub mod layout;
+pub mod local_model;
 pub mod lu;
 pub mod math;
 pub mod methods;
 mod newton;
+pub mod odae_step;
 mod project;
 pub mod spark_step;
 pub mod state;
@@ -20,10 +24,12 @@ pub mod system;
 pub mod tableau;
 
 pub use error::{Error, Phase};
-pub use integrator::{Integrator, Method, Options, StepStats};
+pub use integrator::{Advance, Integrator, Method, Options, StepStats};
+pub use local_model::{LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm};
 pub use methods::{GaussLobatto, LobattoIIIAB, SymplecticEuler};
 pub use spark_step::SparkTableau;
 pub use state::State;
 pub use system::{
-    ConstraintJacobian, DynamicsJacobian, Lagrangian, Model, VelocityConstraintJacobian,
+    ConstraintJacobian, DynamicsJacobian, HiddenJacobian, KinematicsJacobian, Lagrangian, Model,
+    Odae, ReactionJacobian, VelocityConstraintJacobian,
 };

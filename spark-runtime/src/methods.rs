@@ -5,9 +5,10 @@
 
 use crate::error::Error;
 use crate::integrator::{Method, Options, StepStats};
+use crate::odae_step::{self, Point};
 use crate::spark_step::{step, SparkTableau};
 use crate::state::State;
-use crate::system::Lagrangian;
+use crate::system::{Lagrangian, Odae};
 use crate::tableau::{
     collocation_matrix, lobatto_nodes, quadrature_weights, symplectic_conjugate,
     GaussLobattoTableau,
@@ -55,6 +56,15 @@ impl<const S: usize> Method for GaussLobatto<S> {
         state: &State<N>,
     ) -> Result<(State<N>, StepStats), Error> {
         step(&Self::TABLEAU, sys, h, options, state)
+    }
+
+    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        start: &Point<N, M>,
+    ) -> Result<(Point<N, M>, StepStats), Error> {
+        odae_step::step(&Self::TABLEAU, sys, h, options, start)
     }
 }
 
@@ -118,6 +128,15 @@ impl<const S: usize> Method for LobattoIIIAB<S> {
     ) -> Result<(State<N>, StepStats), Error> {
         step(&Self::TABLEAU, sys, h, options, state)
     }
+
+    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        start: &Point<N, M>,
+    ) -> Result<(Point<N, M>, StepStats), Error> {
+        odae_step::step(&Self::TABLEAU, sys, h, options, start)
+    }
 }
 
 /// The "natural" symplectic Euler SPARK method of Jay 2007, §3.5, with `α = 1/2`:
@@ -157,5 +176,14 @@ impl Method for SymplecticEuler {
         state: &State<N>,
     ) -> Result<(State<N>, StepStats), Error> {
         step(&Self::TABLEAU, sys, h, options, state)
+    }
+
+    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        start: &Point<N, M>,
+    ) -> Result<(Point<N, M>, StepStats), Error> {
+        odae_step::step(&Self::TABLEAU, sys, h, options, start)
     }
 }

@@ -8,7 +8,7 @@ use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::lu;
 use crate::newton::{Monitor, Verdict};
 use crate::state::State;
-use crate::system::Lagrangian;
+use crate::system::{Lagrangian, Odae};
 
 type Saddle<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
 
@@ -93,4 +93,51 @@ pub(crate) fn project<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
         return Err(Error::NonFiniteState);
     }
     Ok(out)
+}
+
+/// A consistent point near `(t, y, z)` of a DAE model: `y` moved onto `g(t, y) = 0` and `z` onto
+/// `g_t + g_y v(t, y, z) = 0`, each by Gauss-Newton steps of least Euclidean change.
+pub(crate) fn project_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+    sys: &Sys,
+    t: f64,
+    y: &SVector<f64, N>,
+    z: &SVector<f64, N>,
+) -> Result<(f64, SVector<f64, N>, SVector<f64, N>), Error> {
+    let finite = t.is_finite() && y.iter().chain(z.iter()).all(|x| x.is_finite());
+    if !finite {
+        return Err(Error::NonFiniteState);
+    }
+    let identity = SMatrix::<f64, N, N>::identity();
+    let mut y = *y;
+    let mut monitor = Monitor::new(Phase::ProjectPosition, 50);
+    loop {
+        let (g, gy) = sys.position_constraints(t, &y);
+        let dy = least_change(&identity, &gy, &g, Phase::ProjectPosition)?;
+        y += dy;
+        let scale = 1.0 + max_abs(&y);
+        let unit = 1e-14 * scale;
+        if monitor.judge(max_abs(&dy) / unit, 64.0 * f64::EPSILON * scale / unit)?
+            == Verdict::Converged
+        {
+            break;
+        }
+    }
+    let mut z = *z;
+    let mut monitor = Monitor::new(Phase::ProjectVelocity, 50);
+    loop {
+        let w = sys.hidden_constraint(t, &y, &z);
+        let dz = least_change(&identity, &w.w_z, &w.w, Phase::ProjectVelocity)?;
+        z += dz;
+        let scale = 1.0 + max_abs(&z);
+        let unit = 1e-14 * scale;
+        if monitor.judge(max_abs(&dz) / unit, 64.0 * f64::EPSILON * scale / unit)?
+            == Verdict::Converged
+        {
+            break;
+        }
+    }
+    if !y.iter().chain(z.iter()).all(|x| x.is_finite()) {
+        return Err(Error::NonFiniteState);
+    }
+    Ok((t, y, z))
 }

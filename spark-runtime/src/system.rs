@@ -124,3 +124,137 @@ pub trait Lagrangian<const N: usize, const M: usize>: Model {
         v: &SVector<f64, N>,
     ) -> VelocityConstraintJacobian<N, M>;
 }
+
+/// `v`, `p`, `f` of the overdetermined DAE (2.11) and their derivatives at `(t, y, z)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KinematicsJacobian<const N: usize> {
+    /// `v(t, y, z)`: `y' = v`.
+    pub v: SVector<f64, N>,
+    /// `p(t, y, z)`: `(p)' = f + r`.
+    pub p: SVector<f64, N>,
+    /// `f(t, y, z)`.
+    pub f: SVector<f64, N>,
+    /// `∂v/∂y`.
+    pub v_y: SMatrix<f64, N, N>,
+    /// `∂v/∂z`.
+    pub v_z: SMatrix<f64, N, N>,
+    /// `∂p/∂y`.
+    pub p_y: SMatrix<f64, N, N>,
+    /// `∂p/∂z`.
+    pub p_z: SMatrix<f64, N, N>,
+    /// `∂f/∂y`.
+    pub f_y: SMatrix<f64, N, N>,
+    /// `∂f/∂z`.
+    pub f_z: SMatrix<f64, N, N>,
+}
+
+impl<const N: usize> Default for KinematicsJacobian<N> {
+    fn default() -> Self {
+        let z = SMatrix::zeros();
+        Self {
+            v: SVector::zeros(),
+            p: SVector::zeros(),
+            f: SVector::zeros(),
+            v_y: z,
+            v_z: z,
+            p_y: z,
+            p_z: z,
+            f_y: z,
+            f_z: z,
+        }
+    }
+}
+
+/// The reaction force `r(t, y, λ)` and its derivatives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReactionJacobian<const N: usize, const M: usize> {
+    /// `r(t, y, λ)`.
+    pub r: SVector<f64, N>,
+    /// `∂r/∂y`.
+    pub r_y: SMatrix<f64, N, N>,
+    /// `∂r/∂λ`.
+    pub r_l: SMatrix<f64, N, M>,
+}
+
+impl<const N: usize, const M: usize> Default for ReactionJacobian<N, M> {
+    fn default() -> Self {
+        Self {
+            r: SVector::zeros(),
+            r_y: SMatrix::zeros(),
+            r_l: SMatrix::zeros(),
+        }
+    }
+}
+
+/// The hidden constraint `w = g_t + g_y v(t, y, z)` and its derivatives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HiddenJacobian<const N: usize, const M: usize> {
+    /// `g_t + g_y v`.
+    pub w: SVector<f64, M>,
+    /// `∂w/∂y`.
+    pub w_y: SMatrix<f64, M, N>,
+    /// `∂w/∂z`.
+    pub w_z: SMatrix<f64, M, N>,
+}
+
+impl<const N: usize, const M: usize> Default for HiddenJacobian<N, M> {
+    fn default() -> Self {
+        Self {
+            w: SVector::zeros(),
+            w_y: SMatrix::zeros(),
+            w_z: SMatrix::zeros(),
+        }
+    }
+}
+
+/// The overdetermined DAE of Jay (2007), (2.11), with explicit time:
+/// `y' = v(t, y, z)`, `d/dt p(t, y, z) = f(t, y, z) + r(t, y, λ)`, `0 = g(t, y)`,
+/// `0 = g_t + g_y v(t, y, z)`; `N` is the size of `y` and of `z`, `M` the number of constraints.
+///
+/// Hamiltonian models (`y = q`, `z = p`, `v = H_p`, `p = z`, `f = −H_q`, `r = −Gᵀλ`) and models
+/// given directly by `v, p, f, r, g` implement it; `mechanics!` generates the impl.
+pub trait Odae<const N: usize, const M: usize>: Model {
+    /// `(v, p, f)` at `(t, y, z)`.
+    fn kinematics(
+        &self,
+        t: f64,
+        y: &SVector<f64, N>,
+        z: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>, SVector<f64, N>);
+
+    /// `v, p, f` and their first derivatives.
+    fn kinematics_jacobian(
+        &self,
+        t: f64,
+        y: &SVector<f64, N>,
+        z: &SVector<f64, N>,
+    ) -> KinematicsJacobian<N>;
+
+    /// `r(t, y, λ)` and its first derivatives.
+    fn reaction_jacobian(
+        &self,
+        t: f64,
+        y: &SVector<f64, N>,
+        lambda: &SVector<f64, M>,
+    ) -> ReactionJacobian<N, M>;
+
+    /// `(g(t, y), g_y(t, y))`.
+    fn position_constraints(
+        &self,
+        t: f64,
+        y: &SVector<f64, N>,
+    ) -> (SVector<f64, M>, SMatrix<f64, M, N>);
+
+    /// The hidden constraint `g_t + g_y v` and its derivatives.
+    fn hidden_constraint(
+        &self,
+        t: f64,
+        y: &SVector<f64, N>,
+        z: &SVector<f64, N>,
+    ) -> HiddenJacobian<N, M>;
+
+    /// A conserved quantity of the exact flow, if the model has one (the Hamiltonian).
+    fn energy(&self, _t: f64, _y: &SVector<f64, N>, _z: &SVector<f64, N>) -> Option<f64> {
+        None
+    }
+}
