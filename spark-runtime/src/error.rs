@@ -13,6 +13,10 @@ pub enum Phase {
     ProjectPosition,
     /// Making the velocities tangent in `project`.
     ProjectVelocity,
+    /// The forward correction solve of a local-model method: the stages (22a) of RKLM/SRKLM.
+    LocalModelForward,
+    /// The backward solve of SRKLM: the stages (22c) together with the end point `y1` of (22e).
+    LocalModelBackward,
 }
 
 /// Everything that can go wrong in the runtime. On any error the caller's state is unchanged.
