@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::model::{Model, Stub, Vars};
+use crate::model::{Form, Model, Stub, Vars};
 use crate::parse::{self, ModelInput};
 use crate::sym::{self, Arena, Id};
 
@@ -89,20 +89,20 @@ fn assignments(arena: &Arena, targets: &[(TokenStream, Id)], exprs: &[TokenStrea
 }
 
 /// The derivatives every generated function needs, computed once.
-struct Derivatives {
-    p: Vec<Id>,
-    f: Vec<Id>,
-    lvv: Vec<Vec<Id>>,
-    lvq: Vec<Vec<Id>>,
-    lqq: Vec<Vec<Id>>,
-    g: Vec<Id>,
-    gq: Vec<Vec<Id>>,
-    hess_mu: Vec<Vec<Id>>,
-    w: Vec<Id>,
-    wq: Vec<Vec<Id>>,
+pub(crate) struct Derivatives {
+    pub(crate) p: Vec<Id>,
+    pub(crate) f: Vec<Id>,
+    pub(crate) lvv: Vec<Vec<Id>>,
+    pub(crate) lvq: Vec<Vec<Id>>,
+    pub(crate) lqq: Vec<Vec<Id>>,
+    pub(crate) g: Vec<Id>,
+    pub(crate) gq: Vec<Vec<Id>>,
+    pub(crate) hess_mu: Vec<Vec<Id>>,
+    pub(crate) w: Vec<Id>,
+    pub(crate) wq: Vec<Vec<Id>>,
 }
 
-fn derivatives(model: &mut Model) -> Derivatives {
+pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     let n = model.vars.n;
     let vars = model.vars;
     let ar = &mut model.arena;
@@ -220,16 +220,36 @@ fn filled(
 }
 
 fn emit_model(mut model: Model) -> TokenStream {
-    let d = derivatives(&mut model);
+    let mut out = emit_header(&model);
+    let form = std::mem::replace(&mut model.form, Form::Lagrangian);
+    out.extend(match form {
+        Form::Lagrangian => emit_lagrangian(model),
+        Form::Hamiltonian(h) => {
+            let form = hamiltonian_form(&mut model, h);
+            emit_odae(model, form)
+        }
+        Form::Dae { v, p, f, r } => emit_odae(
+            model,
+            OdaeForm {
+                v,
+                p,
+                f,
+                r,
+                energy: None,
+            },
+        ),
+    });
+    out
+}
+
+/// The struct, its `Default`, constants and `Model` impl: the same for every form of model.
+fn emit_header(model: &Model) -> TokenStream {
     let n = model.vars.n;
     let m = model.holonomic.len();
     let name = &model.name;
     let vis = &model.vis;
     let attrs = &model.attrs;
     let rt = quote!(::spark::__private::runtime);
-    let na = quote!(::spark::__private::nalgebra);
-    let vec_n = quote!(#na::SVector<f64, #n>);
-    let vec_m = quote!(#na::SVector<f64, #m>);
 
     // The struct and its inherent constants.
     let param_names: Vec<_> = model.params.iter().map(|p| p.name.clone()).collect();
@@ -263,6 +283,52 @@ fn emit_model(mut model: Model) -> TokenStream {
     let param_strs: Vec<String> = param_names.iter().map(|c| c.to_string()).collect();
     let p_count = param_strs.len();
 
+    quote! {
+        #(#attrs)*
+        #default_doc
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #vis struct #name {
+            #( #[doc = #param_docs] pub #param_names: f64, )*
+        }
+
+        #default_impl
+
+        #[allow(dead_code)]
+        impl #name {
+            /// Number of coordinates (and of velocities).
+            pub const COORDINATES: usize = #n;
+            /// Number of holonomic constraints.
+            pub const HOLONOMIC_CONSTRAINTS: usize = #m;
+            /// Number of parameters.
+            pub const PARAMETERS: usize = #p_count;
+            /// Names of the coordinates, in order.
+            pub const COORDINATE_NAMES: [&'static str; #n] = [#(#coord_names),*];
+            /// Names of the velocities, in order.
+            pub const VELOCITY_NAMES: [&'static str; #n] = [#(#vel_names),*];
+            /// Names of the parameters, in order.
+            pub const PARAMETER_NAMES: [&'static str; #p_count] = [#(#param_strs),*];
+        }
+
+        impl #rt::Model for #name {
+            fn first_non_finite_parameter(&self) -> ::core::option::Option<&'static str> {
+                #( if !self.#param_names.is_finite() { return ::core::option::Option::Some(#param_strs); } )*
+                ::core::option::Option::None
+            }
+        }
+
+    }
+}
+
+/// The `Lagrangian` impl of a model in Lagrangian form.
+fn emit_lagrangian(mut model: Model) -> TokenStream {
+    let d = derivatives(&mut model);
+    let n = model.vars.n;
+    let m = model.holonomic.len();
+    let name = &model.name;
+    let rt = quote!(::spark::__private::runtime);
+    let na = quote!(::spark::__private::nalgebra);
+    let vec_n = quote!(#na::SVector<f64, #n>);
+    let vec_m = quote!(#na::SVector<f64, #m>);
     // Generated function bodies.
     let lag_body = {
         let Body { lets, exprs } = body(&model, &[model.lagrangian]);
@@ -324,38 +390,6 @@ fn emit_model(mut model: Model) -> TokenStream {
     );
 
     quote! {
-        #(#attrs)*
-        #default_doc
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        #vis struct #name {
-            #( #[doc = #param_docs] pub #param_names: f64, )*
-        }
-
-        #default_impl
-
-        #[allow(dead_code)]
-        impl #name {
-            /// Number of coordinates (and of velocities).
-            pub const COORDINATES: usize = #n;
-            /// Number of holonomic constraints.
-            pub const HOLONOMIC_CONSTRAINTS: usize = #m;
-            /// Number of parameters.
-            pub const PARAMETERS: usize = #p_count;
-            /// Names of the coordinates, in order.
-            pub const COORDINATE_NAMES: [&'static str; #n] = [#(#coord_names),*];
-            /// Names of the velocities, in order.
-            pub const VELOCITY_NAMES: [&'static str; #n] = [#(#vel_names),*];
-            /// Names of the parameters, in order.
-            pub const PARAMETER_NAMES: [&'static str; #p_count] = [#(#param_strs),*];
-        }
-
-        impl #rt::Model for #name {
-            fn first_non_finite_parameter(&self) -> ::core::option::Option<&'static str> {
-                #( if !self.#param_names.is_finite() { return ::core::option::Option::Some(#param_strs); } )*
-                ::core::option::Option::None
-            }
-        }
-
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m> for #name {
@@ -383,6 +417,207 @@ fn emit_model(mut model: Model) -> TokenStream {
             fn velocity_constraint_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraintJacobian<#n, #m> {
                 #vc_body
             }
+        }
+    }
+}
+
+/// A model in the form of the overdetermined DAE (2.11): `y' = v`, `(p)' = f + r`, `0 = g`.
+/// Symbols: `y` in the coordinate slots, `z` in the velocity slots, `λ` in the multiplier slots.
+pub struct OdaeForm {
+    pub v: Vec<Id>,
+    pub p: Vec<Id>,
+    pub f: Vec<Id>,
+    pub r: Vec<Id>,
+    /// A conserved quantity to report as the energy (the Hamiltonian).
+    pub energy: Option<Id>,
+}
+
+/// The DAE form of a Hamiltonian `H(t, q, p)` with the momenta in the velocity slots:
+/// `v = H_p`, `p = z`, `f = −H_q`, `r = −Gᵀλ` (Jay 2007, §2.4).
+pub fn hamiltonian_form(model: &mut Model, hamiltonian: Id) -> OdaeForm {
+    let vars = model.vars;
+    let n = vars.n;
+    let ar = &mut model.arena;
+    let v = (0..n).map(|a| ar.diff(hamiltonian, vars.v(a))).collect();
+    let p = (0..n).map(|a| ar.var(vars.v(a))).collect();
+    let f = (0..n)
+        .map(|a| {
+            let hq = ar.diff(hamiltonian, vars.q(a));
+            ar.neg(hq)
+        })
+        .collect();
+    let r = reaction_of_holonomic(ar, &vars, &model.holonomic);
+    OdaeForm {
+        v,
+        p,
+        f,
+        r,
+        energy: Some(hamiltonian),
+    }
+}
+
+/// `r = −Gᵀλ` for the holonomic constraints `g` (ideal reaction forces).
+fn reaction_of_holonomic(ar: &mut Arena, vars: &Vars, g: &[Id]) -> Vec<Id> {
+    let mut r = Vec::new();
+    for a in 0..vars.n {
+        let mut ra = ar.constant(0.0);
+        for (k, &gk) in g.iter().enumerate() {
+            let gka = ar.diff(gk, vars.q(a));
+            let mu = ar.var(vars.mu(k));
+            let term = ar.mul(gka, mu);
+            ra = ar.sub(ra, term);
+        }
+        r.push(ra);
+    }
+    r
+}
+
+/// The `Odae` impl of a model given in DAE form.
+fn emit_odae(mut model: Model, form: OdaeForm) -> TokenStream {
+    let vars = model.vars;
+    let n = vars.n;
+    let m = model.holonomic.len();
+    let name = model.name.clone();
+    let rt = quote!(::spark::__private::runtime);
+    let na = quote!(::spark::__private::nalgebra);
+    let vec_n = quote!(#na::SVector<f64, #n>);
+    let vec_m = quote!(#na::SVector<f64, #m>);
+    let mat_mn = quote!(#na::SMatrix<f64, #m, #n>);
+
+    let ar = &mut model.arena;
+    let jac =
+        |ar: &mut Arena, e: &[Id], slot: &dyn Fn(usize) -> usize, cols: usize| -> Vec<Vec<Id>> {
+            e.iter()
+                .map(|&x| (0..cols).map(|b| ar.diff(x, slot(b))).collect())
+                .collect()
+        };
+    let q_slot = |b: usize| vars.q(b);
+    let z_slot = |b: usize| vars.v(b);
+    let l_slot = |k: usize| vars.mu(k);
+    let v_y = jac(ar, &form.v, &q_slot, n);
+    let v_z = jac(ar, &form.v, &z_slot, n);
+    let p_y = jac(ar, &form.p, &q_slot, n);
+    let p_z = jac(ar, &form.p, &z_slot, n);
+    let f_y = jac(ar, &form.f, &q_slot, n);
+    let f_z = jac(ar, &form.f, &z_slot, n);
+    let r_y = jac(ar, &form.r, &q_slot, n);
+    let r_l = jac(ar, &form.r, &l_slot, m);
+    let g = model.holonomic.clone();
+    let g_y = jac(ar, &g, &q_slot, n);
+    let mut w = Vec::new();
+    for (k, &gk) in g.iter().enumerate() {
+        let mut wk = ar.diff(gk, Vars::TIME);
+        for (a, &va) in form.v.iter().enumerate() {
+            let term = ar.mul(g_y[k][a], va);
+            wk = ar.add(wk, term);
+        }
+        w.push(wk);
+    }
+    let w_y = jac(ar, &w, &q_slot, n);
+    let w_z = jac(ar, &w, &z_slot, n);
+
+    let kin_body = {
+        let ids: Vec<Id> = form
+            .v
+            .iter()
+            .chain(&form.p)
+            .chain(&form.f)
+            .copied()
+            .collect();
+        let Body { lets, exprs } = body(&model, &ids);
+        let (ve, rest) = exprs.split_at(n);
+        let (pe, fe) = rest.split_at(n);
+        quote! {
+            #lets
+            (<#vec_n>::from([#(#ve),*]), <#vec_n>::from([#(#pe),*]), <#vec_n>::from([#(#fe),*]))
+        }
+    };
+    let mut kj = vector_targets("v", &form.v);
+    kj.extend(vector_targets("p", &form.p));
+    kj.extend(vector_targets("f", &form.f));
+    for (field, ids) in [
+        ("v_y", &v_y),
+        ("v_z", &v_z),
+        ("p_y", &p_y),
+        ("p_z", &p_z),
+        ("f_y", &f_y),
+        ("f_z", &f_z),
+    ] {
+        kj.extend(matrix_targets(field, ids, false));
+    }
+    let kj_body = filled(&model, &quote!(#rt::KinematicsJacobian<#n>), &kj, quote!());
+    let mut rj = vector_targets("r", &form.r);
+    rj.extend(matrix_targets("r_y", &r_y, false));
+    rj.extend(matrix_targets("r_l", &r_l, false));
+    let rj_body = filled(
+        &model,
+        &quote!(#rt::ReactionJacobian<#n, #m>),
+        &rj,
+        quote!(),
+    );
+    let pc_body = {
+        let mut targets = Vec::new();
+        for (k, &gk) in g.iter().enumerate() {
+            targets.push((quote!(out.0[#k]), gk));
+        }
+        targets.extend(g_y.iter().enumerate().flat_map(|(k, row)| {
+            row.iter()
+                .enumerate()
+                .map(move |(a, &id)| (quote!(out.1[(#k, #a)]), id))
+        }));
+        let ids: Vec<Id> = targets.iter().map(|(_, id)| *id).collect();
+        let Body { lets, exprs } = body(&model, &ids);
+        let assigns = assignments(&model.arena, &targets, &exprs);
+        quote! {
+            #lets
+            let mut out = (<#vec_m>::zeros(), <#mat_mn>::zeros());
+            #assigns
+            out
+        }
+    };
+    let mut hj = vector_targets("w", &w);
+    hj.extend(matrix_targets("w_y", &w_y, false));
+    hj.extend(matrix_targets("w_z", &w_z, false));
+    let hj_body = filled(&model, &quote!(#rt::HiddenJacobian<#n, #m>), &hj, quote!());
+    let energy_fn = match form.energy {
+        Some(e) => {
+            let Body { lets, exprs } = body(&model, &[e]);
+            let e = &exprs[0];
+            quote! {
+                #[inline]
+                fn energy(&self, t: f64, q: &#vec_n, v: &#vec_n) -> ::core::option::Option<f64> {
+                    #lets
+                    ::core::option::Option::Some(#e)
+                }
+            }
+        }
+        None => quote!(),
+    };
+    quote! {
+        #[automatically_derived]
+        #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        impl #rt::Odae<#n, #m> for #name {
+            #[inline]
+            fn kinematics(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_n, #vec_n, #vec_n) {
+                #kin_body
+            }
+            #[inline]
+            fn kinematics_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::KinematicsJacobian<#n> {
+                #kj_body
+            }
+            #[inline]
+            fn reaction_jacobian(&self, t: f64, q: &#vec_n, mu: &#vec_m) -> #rt::ReactionJacobian<#n, #m> {
+                #rj_body
+            }
+            #[inline]
+            fn position_constraints(&self, t: f64, q: &#vec_n) -> (#vec_m, #mat_mn) {
+                #pc_body
+            }
+            #[inline]
+            fn hidden_constraint(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::HiddenJacobian<#n, #m> {
+                #hj_body
+            }
+            #energy_fn
         }
     }
 }

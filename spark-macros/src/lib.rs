@@ -6,6 +6,7 @@
 
 extern crate proc_macro;
 
+mod check;
 mod ctxt;
 mod expand;
 mod lower;

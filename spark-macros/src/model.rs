@@ -1,15 +1,26 @@
 //! The validated model: names resolved, expressions lowered into the symbolic arena, every
 //! check done. Only a `Model` reaches code generation.
+//!
+//! [`build`] never stops at the first mistake: every field, name and expression is checked,
+//! errors are collected in a [`Ctxt`], and an expression with an error is lowered to the
+//! placeholder [`POISON`](crate::lower::POISON) so that the checks of `check.rs` can skip it instead of reporting
+//! consequences of the first error.
 
 use std::collections::HashMap;
 
 use proc_macro2::Span;
 use syn::{Attribute, Expr, Ident, Visibility};
 
+use crate::check;
 use crate::ctxt::Ctxt;
-use crate::lower::{Lowerer, Scope, BINARY_FUNCTIONS, UNARY_FUNCTIONS};
-use crate::parse::{FieldValue, ModelInput, ParameterDecl, FIELD_NAMES};
+use crate::lower::{nearest, reserved, Lowerer, Scope};
+use crate::parse::{ExprList, FieldValue, ModelInput, NameList, ParameterDecl, FIELD_NAMES};
 use crate::sym::{Arena, Id};
+
+// An explicit path, so that the benches that include this file by `#[path]` find it too.
+#[cfg(test)]
+#[path = "model/tests.rs"]
+mod tests;
 
 /// A parameter: a field of the generated struct.
 pub struct Param {
@@ -53,6 +64,23 @@ pub struct Model {
     pub arena: Arena,
     pub lagrangian: Id,
     pub holonomic: Vec<Id>,
+    pub form: Form,
+}
+
+/// How the dynamics are given.
+pub enum Form {
+    /// `lagrangian: L(t, q, v)` (the expression is `Model::lagrangian`).
+    Lagrangian,
+    /// `hamiltonian: H(t, q, p)`, the momenta in the velocity slots.
+    Hamiltonian(Id),
+    /// `v`, `p`, `f`, `r` of the DAE (2.11), `z` in the velocity slots, `λ` in the multiplier
+    /// slots.
+    Dae {
+        v: Vec<Id>,
+        p: Vec<Id>,
+        f: Vec<Id>,
+        r: Vec<Id>,
+    },
 }
 
 /// What is known about the struct even when the model has errors: enough for a stub.
@@ -66,18 +94,30 @@ pub struct Stub {
 /// The fields of the input, each taken at most once.
 #[derive(Default)]
 struct Fields {
-    coordinates: Option<Vec<Ident>>,
-    velocities: Option<Vec<Ident>>,
+    coordinates: Option<NameList>,
+    velocities: Option<NameList>,
     parameters: Option<Vec<ParameterDecl>>,
     definitions: Option<syn::Block>,
     lagrangian: Option<Box<Expr>>,
-    holonomic: Option<Vec<Expr>>,
+    holonomic: Option<ExprList>,
+    nonholonomic: Option<ExprList>,
+    hamiltonian: Option<Box<Expr>>,
+    multipliers: Option<NameList>,
+    /// `v`, `p`, `f`, `r` of the DAE form, in that order.
+    dae: [Option<ExprList>; 4],
+    /// Every known key that was given, also when its value did not parse.
+    keys: HashMap<String, Ident>,
 }
 
-fn collect_fields(cx: &mut Ctxt, input: ModelInput) -> Fields {
+impl Fields {
+    fn given(&self, key: &str) -> bool {
+        self.keys.contains_key(key)
+    }
+}
+
+fn collect_fields(cx: &mut Ctxt, fields_in: Vec<crate::parse::Field>) -> Fields {
     let mut fields = Fields::default();
-    let mut seen: HashMap<String, Ident> = HashMap::new();
-    for field in input.fields {
+    for field in fields_in {
         let key = field.key.to_string();
         if let FieldValue::Unknown = field.value {
             let list = FIELD_NAMES
@@ -85,26 +125,47 @@ fn collect_fields(cx: &mut Ctxt, input: ModelInput) -> Fields {
                 .map(|n| format!("`{n}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
+            let msg = format!("unknown field `{key}`");
+            match nearest(&key, FIELD_NAMES.iter().copied()) {
+                Some(near) => cx.error_help(
+                    field.key.span(),
+                    msg,
+                    format!("a field with a similar name exists: `{near}`"),
+                ),
+                None => cx.error_help(field.key.span(), msg, format!("the fields are {list}")),
+            }
+            continue;
+        }
+        if let Some(first) = fields.keys.get(&key) {
             cx.error(
+                first.span(),
+                format!("duplicate field `{key}`: first given here"),
+            );
+            cx.error_help(
                 field.key.span(),
-                format!("unknown field `{key}`; expected one of: {list}"),
+                format!("duplicate field `{key}`: given again here"),
+                "give each field once",
             );
             continue;
         }
-        if let Some(first) = seen.get(&key) {
-            cx.error(first.span(), format!("field `{key}` is given twice"));
-            cx.error(field.key.span(), format!("field `{key}` is given twice"));
-            continue;
-        }
-        seen.insert(key.clone(), field.key.clone());
+        fields.keys.insert(key.clone(), field.key.clone());
         match field.value {
             FieldValue::Names(names) if key == "coordinates" => fields.coordinates = Some(names),
+            FieldValue::Names(names) if key == "multipliers" => fields.multipliers = Some(names),
+            // `momenta` (Hamiltonian form) and `variables` (DAE form) take the place of the
+            // velocities; `form_of` rejects a model that gives more than one of them.
             FieldValue::Names(names) => fields.velocities = Some(names),
+            FieldValue::Expr(e) if key == "hamiltonian" => fields.hamiltonian = Some(e),
             FieldValue::Parameters(p) => fields.parameters = Some(p),
             FieldValue::Definitions(b) => fields.definitions = Some(b),
             FieldValue::Expr(e) => fields.lagrangian = Some(e),
-            FieldValue::Exprs(e) => fields.holonomic = Some(e),
-            FieldValue::Unknown => {}
+            FieldValue::Exprs(e) if key == "holonomic" => fields.holonomic = Some(e),
+            FieldValue::Exprs(e) if key == "v" => fields.dae[0] = Some(e),
+            FieldValue::Exprs(e) if key == "p" => fields.dae[1] = Some(e),
+            FieldValue::Exprs(e) if key == "f" => fields.dae[2] = Some(e),
+            FieldValue::Exprs(e) if key == "r" => fields.dae[3] = Some(e),
+            FieldValue::Exprs(e) => fields.nonholonomic = Some(e),
+            FieldValue::Unknown | FieldValue::Invalid => {}
         }
     }
     fields
@@ -128,87 +189,131 @@ fn literal_value(e: &Expr) -> Option<f64> {
     }
 }
 
-/// Checks `input` and lowers it. On error, returns the errors and what a stub needs.
-pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
-    let mut cx = Ctxt::default();
-    let (attrs, vis, name) = (input.attrs.clone(), input.vis.clone(), input.name.clone());
-    let name_span = name.span();
-    let fields = collect_fields(&mut cx, input);
+/// The names declared so far (coordinates, velocities, parameters, definitions), to reject
+/// duplicates and reserved names on the user's tokens.
+#[derive(Default)]
+struct Declared {
+    names: HashMap<String, (Span, &'static str)>,
+}
 
-    let coords_given = fields.coordinates.is_some();
-    let coords = fields.coordinates.unwrap_or_else(|| {
-        cx.error(
-            name_span,
-            "missing field `coordinates`, e.g. `coordinates: [x, y]`",
-        );
-        Vec::new()
-    });
-    let vels = fields.velocities.unwrap_or_else(|| {
-        cx.error(
-            name_span,
-            "missing field `velocities`, e.g. `velocities: [vx, vy]`",
-        );
-        Vec::new()
-    });
-    let param_decls = fields.parameters.unwrap_or_default();
-    let stub = Stub {
-        attrs: attrs.clone(),
-        vis: vis.clone(),
-        name: name.clone(),
-        params: param_decls.iter().map(|p| p.name.clone()).collect(),
-    };
-
-    if coords.len() != vels.len() && !coords.is_empty() && !vels.is_empty() {
-        let msg = format!(
-            "{} coordinates but {} velocities: there must be one velocity per coordinate",
-            coords.len(),
-            vels.len()
-        );
-        cx.error(vels.first().map_or(name_span, |v| v.span()), msg);
-    }
-    if coords_given && coords.is_empty() {
-        cx.error(name_span, "a model needs at least one coordinate");
-    }
-
-    // Every declared name must be unique and must not shadow `t` or a function.
-    let mut declared: HashMap<String, Span> = HashMap::new();
-    let all_names = coords
-        .iter()
-        .chain(vels.iter())
-        .chain(param_decls.iter().map(|p| &p.name));
-    for id in all_names {
+impl Declared {
+    /// Declares `id` as a `kind` ("a coordinate", ...). False (after recording an error) when
+    /// the name is reserved or already declared: such a name must not be bound to a variable.
+    fn declare(
+        &mut self,
+        cx: &mut Ctxt,
+        id: &Ident,
+        kind: &'static str,
+        reserved_ok: bool,
+    ) -> bool {
         let s = id.to_string();
-        if s == "t" {
-            cx.error(id.span(), "`t` is time and cannot be declared as a name");
-        } else if UNARY_FUNCTIONS.contains(&s.as_str())
-            || BINARY_FUNCTIONS.contains(&s.as_str())
-            || s == "PI"
-        {
+        if !reserved_ok {
+            if let Some(why) = reserved(&s) {
+                cx.error_help(
+                    id.span(),
+                    format!("`{s}` cannot be declared as {kind}: {why}"),
+                    "choose another name",
+                );
+                return false;
+            }
+        }
+        if let Some((first, first_kind)) = self.names.get(&s) {
             cx.error(
-                id.span(),
-                format!(
-                    "`{s}` is a built-in function or constant and cannot be declared as a name"
-                ),
+                *first,
+                format!("duplicate name `{s}`: first declared here, as {first_kind}"),
             );
+            cx.error_help(
+                id.span(),
+                format!("duplicate name `{s}`: declared again here, as {kind}"),
+                "every coordinate, velocity, parameter and definition needs a name of its own",
+            );
+            return false;
         }
-        if let Some(first) = declared.get(&s) {
-            cx.error(*first, format!("`{s}` is declared twice"));
-            cx.error(id.span(), format!("`{s}` is declared twice"));
-        } else {
-            declared.insert(s, id.span());
-        }
+        self.names.insert(s, (id.span(), kind));
+        true
     }
+}
 
+/// Checks that there is one velocity per coordinate, on the names without a partner.
+fn check_lengths(cx: &mut Ctxt, coords: &NameList, vels: &NameList) {
+    let (nc, nv) = (coords.names.len(), vels.names.len());
+    if nc == nv || nc == 0 {
+        return;
+    }
+    let counts = format!(
+        "{nc} coordinate{} but {nv} velocit{}",
+        if nc == 1 { "" } else { "s" },
+        if nv == 1 { "y" } else { "ies" }
+    );
+    let list = |names: &[Ident]| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if nc > nv {
+        let extra = &coords.names[nv..];
+        let what = if extra.len() == 1 {
+            format!("coordinate {} has no velocity", list(extra))
+        } else {
+            format!("coordinates {} have no velocity", list(extra))
+        };
+        cx.error_spanned_help(
+            &quote::quote!(#(#extra)*),
+            format!("{what}: {counts}"),
+            "list one velocity per coordinate in `velocities`, in the same order",
+        );
+    } else {
+        let extra = &vels.names[nc..];
+        let what = if extra.len() == 1 {
+            format!("velocity {} has no coordinate", list(extra))
+        } else {
+            format!("velocities {} have no coordinate", list(extra))
+        };
+        cx.error_spanned_help(
+            &quote::quote!(#(#extra)*),
+            format!("{what}: {counts}"),
+            if extra.len() == 1 {
+                "remove it, or add its coordinate to `coordinates` at the same position"
+            } else {
+                "remove them, or add their coordinates to `coordinates` at the same positions"
+            },
+        );
+    }
+}
+
+/// The parameters with their defaults, which must be finite numeric literals.
+fn parameters(cx: &mut Ctxt, decls: &[ParameterDecl]) -> Vec<Param> {
     let mut params = Vec::new();
-    for p in &param_decls {
+    for p in decls {
         let default = match &p.default {
             None => None,
             Some(e) => match literal_value(e) {
                 Some(x) if x.is_finite() => Some(x),
-                _ => {
-                    cx.error_spanned(
+                Some(_) => {
+                    cx.error_spanned_help(
                         e,
-                        "a parameter default must be a finite numeric literal, e.g. `m = 1.0`",
+                        format!(
+                            "the default of parameter `{}` is not a finite number",
+                            p.name
+                        ),
+                        format!("write a finite number, e.g. `{} = 1.0`", p.name),
+                    );
+                    None
+                }
+                None => {
+                    cx.error_spanned_help(
+                        e,
+                        format!(
+                            "the default of parameter `{}` must be a numeric literal",
+                            p.name
+                        ),
+                        format!(
+                            "write a number, e.g. `{} = 1.0`; a quantity computed from \
+                             parameters belongs in `definitions`",
+                            p.name
+                        ),
                     );
                     None
                 }
@@ -219,8 +324,158 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             default,
         });
     }
+    params
+}
 
-    let n = coords.len();
+/// Checks `input` and lowers it. On error, returns the errors and what a stub needs.
+pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
+    let mut cx = Ctxt::default();
+    let ModelInput {
+        attrs,
+        vis,
+        name,
+        fields,
+        errors,
+    } = input;
+    for e in errors {
+        cx.push(e);
+    }
+    let name_span = name.span();
+    let fields = collect_fields(&mut cx, fields);
+
+    // Coordinates and velocities.
+    let empty = |span| NameList {
+        span,
+        names: Vec::new(),
+    };
+    if !fields.given("coordinates") {
+        cx.error_help(
+            name_span,
+            "missing field `coordinates`",
+            "list the generalized coordinates, e.g. `coordinates: [x, y],`",
+        );
+    }
+    // The form of the dynamics decides which list takes the velocity slots.
+    let is_hamiltonian = fields.given("hamiltonian");
+    let is_dae = ["v", "p", "f", "r"].iter().any(|k| fields.given(k));
+    let (second_key, second_kind, second_help) = if is_dae {
+        (
+            "variables",
+            "a variable",
+            "list the variables `z` of the DAE, e.g. `variables: [z1, z2],`",
+        )
+    } else if is_hamiltonian {
+        (
+            "momenta",
+            "a momentum",
+            "list one momentum per coordinate, e.g. `momenta: [px, py],`",
+        )
+    } else {
+        (
+            "velocities",
+            "a velocity",
+            "list one velocity per coordinate, e.g. `velocities: [vx, vy],`",
+        )
+    };
+    for (key, form) in [
+        ("velocities", "a Lagrangian model"),
+        ("momenta", "a Hamiltonian model"),
+        ("variables", "a model given as a DAE (`v`, `p`, `f`, `r`)"),
+    ] {
+        if key != second_key {
+            if let Some(k) = fields.keys.get(key) {
+                cx.error_help(
+                    k.span(),
+                    format!(
+                        "`{key}` belongs to {form}, but this model's dynamics are given otherwise"
+                    ),
+                    format!("this model lists `{second_key}`"),
+                );
+            }
+        }
+    }
+    for (a, b) in [
+        ("lagrangian", "hamiltonian"),
+        ("lagrangian", "v"),
+        ("hamiltonian", "v"),
+    ] {
+        if let (Some(_), Some(kb)) = (fields.keys.get(a), fields.keys.get(b)) {
+            cx.error_help(
+                kb.span(),
+                format!("a model gives its dynamics once: `{a}` and `{b}` cannot both be given"),
+                "keep one form: a Lagrangian, a Hamiltonian, or the DAE fields `v`, `p`, `f`, `r`",
+            );
+        }
+    }
+    if !fields.given(second_key) {
+        cx.error_help(
+            name_span,
+            format!("missing field `{second_key}`"),
+            second_help,
+        );
+    }
+    // Both lists parsed: their lengths can be compared, and the checks of `check.rs` that
+    // need one velocity per coordinate can run when they agree.
+    let coords_parsed = fields.coordinates.is_some();
+    let both_lists = coords_parsed && fields.velocities.is_some();
+    let coords = fields.coordinates.unwrap_or_else(|| empty(name_span));
+    let vels = fields.velocities.unwrap_or_else(|| empty(name_span));
+    if coords_parsed && coords.names.is_empty() {
+        cx.error_help(
+            coords.span,
+            "a model needs at least one coordinate",
+            "list the generalized coordinates, e.g. `coordinates: [x, y]`",
+        );
+    }
+    if both_lists {
+        check_lengths(&mut cx, &coords, &vels);
+    }
+    let param_decls = fields.parameters.unwrap_or_default();
+
+    // The stub: a struct with every parameter once, whatever else is wrong.
+    let mut stub_params: Vec<Ident> = Vec::new();
+    for p in &param_decls {
+        if !stub_params.contains(&p.name) {
+            stub_params.push(p.name.clone());
+        }
+    }
+    let stub = Stub {
+        attrs: attrs.clone(),
+        vis: vis.clone(),
+        name: name.clone(),
+        params: stub_params,
+    };
+
+    // Names: unique, not reserved.
+    let mut declared = Declared::default();
+    let coord_ok: Vec<bool> = coords
+        .names
+        .iter()
+        .map(|c| declared.declare(&mut cx, c, "a coordinate", false))
+        .collect();
+    let vel_ok: Vec<bool> = vels
+        .names
+        .iter()
+        .map(|v| declared.declare(&mut cx, v, second_kind, false))
+        .collect();
+    let multipliers = fields
+        .multipliers
+        .as_ref()
+        .map_or(&[][..], |l| &l.names[..]);
+    let mult_ok: Vec<bool> = multipliers
+        .iter()
+        .map(|l| declared.declare(&mut cx, l, "a multiplier", false))
+        .collect();
+    let param_ok: Vec<bool> = param_decls
+        .iter()
+        .map(|p| declared.declare(&mut cx, &p.name, "a parameter", false))
+        .collect();
+
+    let params = parameters(&mut cx, &param_decls);
+
+    // Symbols. With mismatched lists every name still gets its own variable (the model is
+    // not emitted then).
+    let n = coords.names.len().max(vels.names.len());
     let vars = Vars {
         n,
         params: params.len(),
@@ -228,14 +483,27 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     let mut arena = Arena::new();
     let mut scope = Scope::default();
     scope.bind("t".into(), arena.var(Vars::TIME));
-    for (i, c) in coords.iter().enumerate() {
-        scope.bind(c.to_string(), arena.var(vars.q(i)));
+    // A rejected declaration binds nothing: a name declared twice keeps its first meaning and
+    // a reserved name its built-in one, as a compiler ignores a duplicate item.
+    for (i, (c, ok)) in coords.names.iter().zip(&coord_ok).enumerate() {
+        if *ok {
+            scope.bind(c.to_string(), arena.var(vars.q(i)));
+        }
     }
-    for (i, v) in vels.iter().enumerate() {
-        scope.bind(v.to_string(), arena.var(vars.v(i)));
+    for (i, (v, ok)) in vels.names.iter().zip(&vel_ok).enumerate() {
+        if *ok {
+            scope.bind(v.to_string(), arena.var(vars.v(i)));
+        }
     }
-    for (k, p) in params.iter().enumerate() {
-        scope.bind(p.name.to_string(), arena.var(vars.param(k)));
+    for (k, (p, ok)) in params.iter().zip(&param_ok).enumerate() {
+        if *ok {
+            scope.bind(p.name.to_string(), arena.var(vars.param(k)));
+        }
+    }
+    for (k, (l, ok)) in multipliers.iter().zip(&mult_ok).enumerate() {
+        if *ok {
+            scope.bind(l.to_string(), arena.var(vars.mu(k)));
+        }
     }
 
     let mut lower = Lowerer {
@@ -246,36 +514,17 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         for stmt in &block.stmts {
             match stmt {
                 syn::Stmt::Local(local) => {
-                    let ident = match &local.pat {
-                        syn::Pat::Ident(pi) => Some(pi.ident.clone()),
-                        syn::Pat::Type(pt) => match &*pt.pat {
-                            syn::Pat::Ident(pi) => Some(pi.ident.clone()),
-                            _ => None,
-                        },
-                        _ => None,
-                    };
-                    let (Some(ident), Some(init)) = (ident, &local.init) else {
-                        lower
-                            .cx
-                            .error_spanned(local, "a definition is `let name = expression;`");
-                        continue;
-                    };
-                    let s = ident.to_string();
-                    if let Some(first) = declared.get(&s) {
-                        lower
-                            .cx
-                            .error(ident.span(), format!("`{s}` is already declared"));
-                        let _ = first;
-                    } else {
-                        declared.insert(s.clone(), ident.span());
+                    if let Some((ident, value)) = lower.local(&scope, local) {
+                        if declared.declare(lower.cx, &ident, "a definition", true) {
+                            scope.bind(ident.to_string(), value);
+                        }
                     }
-                    let value = lower.expr(&scope, &init.expr);
-                    scope.bind(s, value);
                 }
                 other => {
-                    lower.cx.error_spanned(
+                    lower.cx.error_spanned_help(
                         other,
-                        "`definitions` holds only `let name = expression;` statements",
+                        "`definitions` holds only `let` statements",
+                        "bind the value to a name: `let a = ...;`",
                     );
                 }
             }
@@ -285,99 +534,181 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     let lagrangian = match &fields.lagrangian {
         Some(e) => lower.expr(&scope, e),
         None => {
-            lower.cx.error(
-                name_span,
-                "missing field `lagrangian`, e.g. `lagrangian: 0.5 * m * vx.powi(2) - m * g * y`",
-            );
-            lower.arena.constant(0.0)
+            if !fields.keys.contains_key("lagrangian") && !is_hamiltonian && !is_dae {
+                lower.cx.error_help(
+                    name_span,
+                    "missing field `lagrangian`",
+                    "add the Lagrangian `L(t, q, v)`, e.g. \
+                     `lagrangian: 0.5 * m * vx.powi(2) - m * g * x,`",
+                );
+            }
+            lower.placeholder()
         }
     };
-    let holonomic_exprs = fields.holonomic.unwrap_or_default();
-    let holonomic: Vec<Id> = holonomic_exprs
-        .iter()
-        .map(|e| lower.expr(&scope, e))
-        .collect();
+    let mut lower_list = |list: &Option<ExprList>| -> Vec<Id> {
+        list.iter()
+            .flat_map(|l| &l.exprs)
+            .map(|e| lower.expr(&scope, e))
+            .collect()
+    };
+    let holonomic = lower_list(&fields.holonomic);
+    let nonholonomic = lower_list(&fields.nonholonomic);
+    let dae_lists: Vec<Vec<Id>> = fields.dae.iter().map(&mut lower_list).collect();
+    let hamiltonian = fields.hamiltonian.as_ref().map(|e| lower.expr(&scope, e));
+    // A model in another form has no Lagrangian: a placeholder makes the Lagrangian checks
+    // (regularity) skip it.
+    let lagrangian = if is_hamiltonian || is_dae {
+        lower.placeholder()
+    } else {
+        lagrangian
+    };
+    let form = dae_form(
+        &mut cx,
+        &mut arena,
+        DaeInput {
+            is_dae,
+            lists: &dae_lists,
+            dae: &fields.dae,
+            keys: &fields.keys,
+            vars: &vars,
+            multipliers,
+            m: holonomic.len(),
+            name_span,
+        },
+    )
+    .or_else(|| hamiltonian.map(Form::Hamiltonian))
+    .unwrap_or(Form::Lagrangian);
 
-    if !cx.has_errors() {
-        check(
-            &mut cx,
-            &mut arena,
-            &vars,
-            &vels,
-            lagrangian,
-            &holonomic,
-            &holonomic_exprs,
-        );
-    }
+    let no_exprs: &[Expr] = &[];
+    let hol_exprs = fields.holonomic.as_ref().map_or(no_exprs, |l| &l.exprs);
+    let nonhol_exprs = fields.nonholonomic.as_ref().map_or(no_exprs, |l| &l.exprs);
+    let lists_consistent =
+        both_lists && !coords.names.is_empty() && coords.names.len() == vels.names.len();
+    let problem = check::Problem {
+        vars,
+        coords: &coords.names,
+        vels: &vels.names,
+        vels_declared: &vel_ok,
+        params: &params,
+        lagrangian,
+        holonomic: &holonomic,
+        holonomic_exprs: hol_exprs,
+        nonholonomic: &nonholonomic,
+        nonholonomic_exprs: nonhol_exprs,
+        holonomic_key: fields.keys.get("holonomic"),
+        nonholonomic_key: fields.keys.get("nonholonomic"),
+        lists_consistent,
+    };
+    check::check(&mut cx, &mut arena, &problem);
+
     match cx.finish() {
         Err(e) => Err(Box::new((e, stub))),
         Ok(()) => Ok(Model {
             attrs,
             vis,
             name,
-            coords,
-            vels,
+            coords: coords.names,
+            vels: vels.names,
             params,
             vars,
             arena,
             lagrangian,
             holonomic,
+            form,
         }),
     }
 }
 
-/// Checks that need the lowered expressions.
-fn check(
-    cx: &mut Ctxt,
-    arena: &mut Arena,
-    vars: &Vars,
-    vels: &[Ident],
-    lagrangian: Id,
-    holonomic: &[Id],
-    exprs: &[Expr],
-) {
-    for (k, (&g, e)) in holonomic.iter().zip(exprs).enumerate() {
-        for (i, v) in vels.iter().enumerate() {
-            if arena.depends_on(g, vars.v(i)) {
-                cx.error_spanned(
-                    e,
+/// What `dae_form` needs to know.
+struct DaeInput<'a> {
+    is_dae: bool,
+    lists: &'a [Vec<Id>],
+    dae: &'a [Option<ExprList>; 4],
+    keys: &'a HashMap<String, Ident>,
+    vars: &'a Vars,
+    multipliers: &'a [Ident],
+    m: usize,
+    name_span: Span,
+}
+
+/// Checks the DAE form (`v`, `p`, `f`, `r`, each with one entry per coordinate; one multiplier
+/// per holonomic constraint, appearing only in `r`) and returns it.
+fn dae_form(cx: &mut Ctxt, arena: &mut Arena, d: DaeInput) -> Option<Form> {
+    if !d.is_dae {
+        if let Some(k) = d.keys.get("multipliers") {
+            cx.error_help(
+                k.span(),
+                "`multipliers` belongs to a model given as a DAE (`v`, `p`, `f`, `r`)",
+                "the multipliers of a Lagrangian or Hamiltonian model are implicit: remove this field",
+            );
+        }
+        return None;
+    }
+    let n = d.vars.n;
+    let mut ok = true;
+    for (k, key) in ["v", "p", "f", "r"].iter().enumerate() {
+        match (&d.dae[k], d.keys.get(*key)) {
+            (Some(list), Some(ident)) if list.exprs.len() != n => {
+                ok = false;
+                cx.error_help(
+                    ident.span(),
                     format!(
-                        "holonomic constraint {} depends on the velocity `{v}`; a holonomic \
-                         constraint is a function of `t` and the coordinates only",
-                        k + 1
+                        "`{key}` has {} entr{} but the model has {n} coordinates",
+                        list.exprs.len(),
+                        if list.exprs.len() == 1 { "y" } else { "ies" }
                     ),
+                    format!("give one entry of `{key}` per coordinate"),
+                )
+            }
+            (_, None) => {
+                ok = false;
+                cx.error_help(
+                    d.name_span,
+                    format!(
+                        "missing field `{key}`: a model given as a DAE needs `v`, `p`, `f` and `r`"
+                    ),
+                    "see the DSL reference in the README (general DAE form)",
+                )
+            }
+            (None, Some(_)) => ok = false,
+            _ => {}
+        }
+    }
+    if d.multipliers.len() != d.m {
+        ok = false;
+        let span = d.keys.get("multipliers").map_or(d.name_span, |k| k.span());
+        cx.error_help(
+            span,
+            format!(
+                "{} multipliers for {} holonomic constraints",
+                d.multipliers.len(),
+                d.m
+            ),
+            "list one multiplier per holonomic constraint in `multipliers`",
+        );
+    }
+    for (k, key) in ["v", "p", "f"].iter().enumerate() {
+        for (&e, expr) in d.lists[k]
+            .iter()
+            .zip(d.dae[k].iter().flat_map(|l| &l.exprs))
+        {
+            if (0..d.multipliers.len()).any(|l| arena.depends_on(e, d.vars.mu(l))) {
+                ok = false;
+                cx.error_spanned_help(
+                    expr,
+                    format!("`{key}` depends on a multiplier"),
+                    "multipliers may appear only in the reaction force `r`",
                 );
             }
         }
-        if arena.as_const(g).is_some() {
-            cx.error_spanned(
-                e,
-                "this constraint simplifies to a constant: it constrains nothing (or nothing can satisfy it)",
-            );
-        }
     }
-    let n = vars.n;
-    if !holonomic.is_empty() && holonomic.len() >= n {
-        cx.error_spanned(
-            &exprs[0],
-            format!(
-                "{} constraints on {} coordinates leave no motion; there must be fewer constraints than coordinates",
-                holonomic.len(),
-                n
-            ),
-        );
+    if !ok {
+        return None;
     }
-    for (i, v) in vels.iter().enumerate() {
-        let d = arena.diff(lagrangian, vars.v(i));
-        let dd = arena.diff(d, vars.v(i));
-        if arena.as_const(dd) == Some(0.0) {
-            cx.error(
-                v.span(),
-                format!(
-                    "the Lagrangian is not regular: ∂²L/∂{v}² is zero, so `{v}` has no inertia \
-                     (every velocity needs a kinetic term such as `0.5 * m * {v}.powi(2)`)"
-                ),
-            );
-        }
-    }
+    Some(Form::Dae {
+        v: d.lists[0].clone(),
+        p: d.lists[1].clone(),
+        f: d.lists[2].clone(),
+        r: d.lists[3].clone(),
+    })
 }

@@ -1,10 +1,16 @@
 //! The surface syntax of `mechanics!`, parsed with syn. Nothing here knows any mathematics:
 //! fields are kept as the user wrote them, with their spans, for `model.rs` to check.
+//!
+//! Parsing recovers at field boundaries: a field whose value does not parse is recorded as
+//! [`FieldValue::Invalid`] with its error, and parsing goes on after the next top-level comma.
+//! Only a broken header (`struct Name { ... }` itself) stops it.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
-use syn::punctuated::Punctuated;
 use syn::{braced, bracketed, Attribute, Expr, Ident, Token, Visibility};
+
+use crate::ctxt::with_help;
 
 /// The names of the fields a model may have, in the order the docs list them.
 pub const FIELD_NAMES: &[&str] = &[
@@ -14,14 +20,25 @@ pub const FIELD_NAMES: &[&str] = &[
     "definitions",
     "lagrangian",
     "holonomic",
+    "nonholonomic",
+    "momenta",
+    "hamiltonian",
+    "variables",
+    "multipliers",
+    "v",
+    "p",
+    "f",
+    "r",
 ];
 
-/// `$(#[attr])* $vis struct $Name { $($field: $value),* }`
+/// `$(#[attr])* $vis struct $Name { $($field: $value),* $(,)? }`
 pub struct ModelInput {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
     pub fields: Vec<Field>,
+    /// Syntax errors of individual fields (the fields themselves are [`FieldValue::Invalid`]).
+    pub errors: Vec<syn::Error>,
 }
 
 /// One `$key: $value` entry of the model body.
@@ -33,17 +50,30 @@ pub struct Field {
 /// The value of a field, shaped by its key.
 pub enum FieldValue {
     /// `[a, b, c]` (`coordinates`, `velocities`).
-    Names(Vec<Ident>),
+    Names(NameList),
     /// `[m = 1.0, l]` (`parameters`).
     Parameters(Vec<ParameterDecl>),
     /// `{ let a = ...; let b = ...; }` (`definitions`).
     Definitions(syn::Block),
     /// One expression (`lagrangian`).
     Expr(Box<Expr>),
-    /// `[e1, e2]` (`holonomic`).
-    Exprs(Vec<Expr>),
+    /// `[e1, e2]` (`holonomic`, `nonholonomic`).
+    Exprs(ExprList),
     /// A key that is not a field: its value was skipped.
     Unknown,
+    /// A known key whose value did not parse (the error is in [`ModelInput::errors`]).
+    Invalid,
+}
+
+/// `[$($name),*]`, with the span of the brackets for errors about the list as a whole.
+pub struct NameList {
+    pub span: Span,
+    pub names: Vec<Ident>,
+}
+
+/// `[$($expr),*]`.
+pub struct ExprList {
+    pub exprs: Vec<Expr>,
 }
 
 /// `$name` or `$name = $default`.
@@ -52,9 +82,22 @@ pub struct ParameterDecl {
     pub default: Option<Expr>,
 }
 
-impl Parse for ParameterDecl {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
+impl ParameterDecl {
+    /// `$name` or `$name = $default`. A type annotation (`m: f64`) is an error recorded in
+    /// `errors`; the declaration is still returned, so that the name stays declared.
+    fn parse_recovering(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Self> {
         let name: Ident = input.parse()?;
+        if input.peek(Token![:]) {
+            let colon: Token![:] = input.parse()?;
+            let ty: syn::Type = input.parse()?;
+            errors.push(syn::Error::new_spanned(
+                quote::quote!(#colon #ty),
+                with_help(
+                    "a parameter takes no type annotation: every parameter is an `f64`",
+                    format!("write `{name}` or `{name} = 1.0` (with a default)"),
+                ),
+            ));
+        }
         let default = if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
             Some(input.parse()?)
@@ -65,35 +108,132 @@ impl Parse for ParameterDecl {
     }
 }
 
+/// `[$($item),* $(,)?]`, returning the span of the brackets and the items. An item that does
+/// not parse is an error in `errors` and is skipped up to the next comma, so that one bad
+/// item does not lose the others.
 fn bracketed_list<T>(
     input: ParseStream,
-    f: fn(ParseStream) -> syn::Result<T>,
-) -> syn::Result<Vec<T>> {
+    errors: &mut Vec<syn::Error>,
+    f: impl Fn(ParseStream, &mut Vec<syn::Error>) -> syn::Result<T>,
+) -> syn::Result<(Span, Vec<T>)> {
     let content;
-    bracketed!(content in input);
-    let list = Punctuated::<T, Token![,]>::parse_terminated_with(&content, f)?;
-    Ok(list.into_iter().collect())
+    let bracket = bracketed!(content in input);
+    let mut items = Vec::new();
+    while !content.is_empty() {
+        let fork = content.fork();
+        match f(&fork, errors) {
+            Ok(item) if fork.is_empty() || fork.peek(Token![,]) => {
+                content.advance_to(&fork);
+                items.push(item);
+            }
+            Ok(_) => {
+                content.advance_to(&fork);
+                errors.push(content.error("expected `,`"));
+                skip_to_comma(&content);
+            }
+            Err(err) => {
+                errors.push(err);
+                skip_to_comma(&content);
+            }
+        }
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    Ok((bracket.span.join(), items))
 }
 
-impl Parse for Field {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let key: Ident = input.parse()?;
-        input.parse::<Token![:]>()?;
-        let value = match key.to_string().as_str() {
-            "coordinates" | "velocities" => FieldValue::Names(bracketed_list(input, Ident::parse)?),
-            "parameters" => FieldValue::Parameters(bracketed_list(input, ParameterDecl::parse)?),
+impl FieldValue {
+    /// Parses the value of the field `key` (an unknown key's value is skipped). Errors inside
+    /// a list go to `errors`; an `Err` means the value as a whole is unusable.
+    fn parse_for(
+        key: &Ident,
+        input: ParseStream,
+        errors: &mut Vec<syn::Error>,
+    ) -> syn::Result<Self> {
+        Ok(match key.to_string().as_str() {
+            "coordinates" | "velocities" | "momenta" | "variables" | "multipliers" => {
+                let what = match key.to_string().as_str() {
+                    "coordinates" => "a coordinate name such as `x`",
+                    "velocities" => "a velocity name such as `vx`",
+                    "momenta" => "a momentum name such as `px`",
+                    "variables" => "a variable name such as `z1`",
+                    _ => "a multiplier name such as `lambda`",
+                };
+                let (span, names) = bracketed_list(input, errors, |i, _| {
+                    i.parse::<Ident>()
+                        .map_err(|e| syn::Error::new(e.span(), format!("expected {what}")))
+                })?;
+                FieldValue::Names(NameList { span, names })
+            }
+            "parameters" => FieldValue::Parameters(
+                bracketed_list(input, errors, ParameterDecl::parse_recovering)?.1,
+            ),
             "definitions" => FieldValue::Definitions(input.parse()?),
-            "lagrangian" => FieldValue::Expr(Box::new(input.parse()?)),
-            "holonomic" => FieldValue::Exprs(bracketed_list(input, Expr::parse)?),
+            "lagrangian" | "hamiltonian" => FieldValue::Expr(Box::new(input.parse()?)),
+            "holonomic" | "nonholonomic" | "v" | "p" | "f" | "r" => {
+                let (_, exprs) = bracketed_list(input, errors, |i, _| i.parse::<Expr>())?;
+                FieldValue::Exprs(ExprList { exprs })
+            }
             _ => {
-                // Skip the value up to the next top-level comma so the other fields still parse.
-                while !input.is_empty() && !input.peek(Token![,]) {
-                    input.parse::<proc_macro2::TokenTree>()?;
-                }
+                skip_to_comma(input);
                 FieldValue::Unknown
             }
-        };
-        Ok(Self { key, value })
+        })
+    }
+}
+
+/// Skips token trees up to (not including) the next top-level comma.
+fn skip_to_comma(input: ParseStream) {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        if input.parse::<TokenTree>().is_err() {
+            break;
+        }
+    }
+}
+
+/// Parses one `key: value` field, recording a syntax error in `errors` instead of failing, and
+/// leaving `input` after the field (or at the next top-level comma when it is broken).
+fn parse_field(input: ParseStream, errors: &mut Vec<syn::Error>) -> Option<Field> {
+    let key: Ident = match input.parse() {
+        Ok(key) => key,
+        Err(err) => {
+            errors.push(syn::Error::new(
+                err.span(),
+                "expected a field such as `coordinates: [x, y]`",
+            ));
+            skip_to_comma(input);
+            return None;
+        }
+    };
+    if let Err(err) = input.parse::<Token![:]>() {
+        errors.push(syn::Error::new(
+            err.span(),
+            format!("expected `:` after the field name `{key}`"),
+        ));
+        skip_to_comma(input);
+        return Some(Field {
+            key,
+            value: FieldValue::Invalid,
+        });
+    }
+    let fork = input.fork();
+    let mut item_errors = Vec::new();
+    match FieldValue::parse_for(&key, &fork, &mut item_errors) {
+        Ok(value) => {
+            input.advance_to(&fork);
+            errors.extend(item_errors);
+            Some(Field { key, value })
+        }
+        Err(err) => {
+            errors.extend(item_errors);
+            errors.push(err);
+            skip_to_comma(input);
+            Some(Field {
+                key,
+                value: FieldValue::Invalid,
+            })
+        }
     }
 }
 
@@ -101,19 +241,56 @@ impl Parse for ModelInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
+        if !input.peek(Token![struct]) {
+            return Err(input.error(with_help(
+                "expected `struct`",
+                "a model is written `pub struct Name { coordinates: [...], ... }`",
+            )));
+        }
         input.parse::<Token![struct]>()?;
         let name: Ident = input.parse()?;
         let content;
         braced!(content in input);
-        let fields = Punctuated::<Field, Token![,]>::parse_terminated(&content)?;
+        let mut fields = Vec::new();
+        let mut errors = Vec::new();
+        while !content.is_empty() {
+            let key = parse_field(&content, &mut errors).map(|f| {
+                let key = f.key.clone();
+                fields.push(f);
+                key
+            });
+            if content.is_empty() {
+                break;
+            }
+            if content.peek(Token![,]) {
+                content.parse::<Token![,]>()?;
+                continue;
+            }
+            // Tokens after a complete value: most likely a missing comma before the next field.
+            let msg = match key {
+                Some(key) => format!("expected `,` after the value of `{key}`"),
+                None => "expected `,`".to_string(),
+            };
+            errors.push(content.error(msg));
+            if !(content.peek(Ident) && content.peek2(Token![:])) {
+                skip_to_comma(&content);
+                if content.peek(Token![,]) {
+                    content.parse::<Token![,]>()?;
+                }
+            }
+        }
         if !input.is_empty() {
-            return Err(input.error("unexpected tokens after the model's closing brace"));
+            errors.push(input.error(with_help(
+                "unexpected tokens after the model's closing brace",
+                "one `mechanics!` defines one model; invoke the macro once per model",
+            )));
         }
         Ok(Self {
             attrs,
             vis,
             name,
-            fields: fields.into_iter().collect(),
+            fields,
+            errors,
         })
     }
 }

@@ -85,6 +85,14 @@ impl<const N: usize, const M: usize> Default for VelocityConstraintJacobian<N, M
 
 /// A Lagrangian system `L(t, q, v)` with `N` coordinates and `M` holonomic constraints
 /// `g(t, q) = 0`, reaction force `-Gᵀλ`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a model with {N} coordinates",
+    label = "the size of this does not match the model `{Self}`",
+    note = "a model made by `mechanics!` implements `Lagrangian<N, M>` for exactly one `N`, its \
+            number of coordinates (`{Self}::COORDINATES`), and one `M`, its number of \
+            holonomic constraints; states and arrays passed with it must have `N` entries",
+    note = "a `mechanics!` model with errors of its own implements no trait: fix those first"
+)]
 pub trait Lagrangian<const N: usize, const M: usize>: Model {
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;

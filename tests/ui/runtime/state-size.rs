@@ -1,0 +1,17 @@
+spark::mechanics! {
+    pub struct Pendulum {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        parameters: [m = 1.0, l = 1.0, g = 9.81],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        holonomic: [x.powi(2) + y.powi(2) - l.powi(2)],
+    }
+}
+
+use spark::{GaussLobatto, Integrator, State};
+
+fn main() {
+    let mut sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    let mut s = State::new(0.0, [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]);
+    sim.step(&mut s).unwrap();
+}
