@@ -89,6 +89,9 @@ pub struct Stub {
     pub vis: Visibility,
     pub name: Ident,
     pub params: Vec<Ident>,
+    /// `(N, M)` of a Lagrangian model whose coordinate, velocity and constraint lists parsed,
+    /// so that the stub can also implement the model traits.
+    pub dims: Option<(usize, usize)>,
 }
 
 /// The fields of the input, each taken at most once.
@@ -439,11 +442,25 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             stub_params.push(p.name.clone());
         }
     }
+    let lagrangian_form = !fields.keys.contains_key("hamiltonian")
+        && !["v", "p", "f", "r"]
+            .iter()
+            .any(|k| fields.keys.contains_key(*k));
+    let dims = match (&fields.holonomic, lagrangian_form && both_lists) {
+        (Some(h), true) if coords.names.len() == vels.names.len() && !coords.names.is_empty() => {
+            Some((coords.names.len(), h.exprs.len()))
+        }
+        (None, true) if coords.names.len() == vels.names.len() && !coords.names.is_empty() => {
+            Some((coords.names.len(), 0))
+        }
+        _ => None,
+    };
     let stub = Stub {
         attrs: attrs.clone(),
         vis: vis.clone(),
         name: name.clone(),
         params: stub_params,
+        dims,
     };
 
     // Names: unique, not reserved.

@@ -22,3 +22,14 @@ fn main() {
     assert_eq!(length(&q), 2.0);
     println!("{:?}", Pendulum::default());
 }
+
+/// The stub also implements the model traits: integrator code using it adds no error.
+#[allow(dead_code)]
+fn simulate() -> Result<(), spark::Error> {
+    let mut sim = spark::Integrator::<Pendulum, spark::GaussLobatto<2>>::new(Pendulum::default(), 0.01)?;
+    let mut s = spark::State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    sim.project(&mut s)?;
+    sim.step(&mut s)?;
+    let _ = sim.energy(&s);
+    Ok(())
+}
