@@ -5,8 +5,10 @@
 //!
 //! `cargo run --release --example pendulum`
 
-use plotters::prelude::*;
+use plotters::style::{BLUE, RED};
 use spark::{GaussLobatto, Integrator, Method, State};
+
+include!("models/plot.rs");
 
 spark::mechanics! {
     /// Planar pendulum in Cartesian coordinates.
@@ -35,59 +37,6 @@ fn energy_error<Meth: Method>(h: f64, steps: usize) -> Result<Vec<(f64, f64)>, s
         out.push((s.t, sim.energy(&s) - e0));
     }
     Ok(out)
-}
-
-/// A labelled curve of (t, energy error) points and its colour.
-type Series<'a> = (&'a str, &'a [(f64, f64)], RGBColor);
-
-fn plot(path: &str, series: &[Series]) -> Result<(), Box<dyn std::error::Error>> {
-    let t_max = series
-        .iter()
-        .flat_map(|(_, d, _)| d.iter().map(|p| p.0))
-        .fold(0.0, f64::max);
-    let errors = || {
-        series
-            .iter()
-            .flat_map(|(_, d, _)| d.iter().map(|p| p.1.abs()))
-            .filter(|e| *e > 0.0)
-    };
-    let e_max = errors().fold(0.0, f64::max);
-    let e_min = errors().fold(f64::INFINITY, f64::min);
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "Pendulum, h = 0.1: energy error |E(t) - E(0)|",
-            ("sans-serif", 20),
-        )
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0.0..t_max, (0.5 * e_min..10.0 * e_max).log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc("t")
-        .y_desc("|E - E0|")
-        .y_label_formatter(&|y| format!("{y:.0e}"))
-        .draw()?;
-    for (label, data, color) in series {
-        let c = *color;
-        chart
-            .draw_series(LineSeries::new(
-                data.iter().filter(|p| p.1 != 0.0).map(|p| (p.0, p.1.abs())),
-                c,
-            ))?
-            .label(*label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE)
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -134,7 +83,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     std::fs::create_dir_all("examples/out")?;
     let path = "examples/out/pendulum_energy.svg";
-    plot(path, &[("S = 1", &s1, RED), ("S = 2", &s2, BLUE)])?;
+    let abs = |d: &[(f64, f64)]| d.iter().map(|p| (p.0, p.1.abs())).collect::<Vec<_>>();
+    plot::lines(
+        path,
+        "Pendulum, h = 0.1: energy error |E(t) - E(0)|",
+        ("t", plot::Axis::Linear),
+        ("|E - E0|", plot::Axis::Log),
+        &[("S = 1", &abs(&s1), RED), ("S = 2", &abs(&s2), BLUE)],
+    )?;
     println!("wrote {path}");
     Ok(())
 }

@@ -14,6 +14,34 @@ use crate::tableau::{
     GaussLobattoTableau,
 };
 
+/// Implements [`Method`] for a method type with an associated `TABLEAU`: both steps are the
+/// shared SPARK steps with that tableau.
+macro_rules! method {
+    ($ty:ty, [$($generics:tt)*], $order:expr) => {
+        impl<$($generics)*> Method for $ty {
+            const ORDER: usize = $order;
+
+            fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
+                sys: &Sys,
+                h: f64,
+                options: &Options,
+                state: &State<N>,
+            ) -> Result<(State<N>, StepStats), Error> {
+                step(&Self::TABLEAU, sys, h, options, state)
+            }
+
+            fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+                sys: &Sys,
+                h: f64,
+                options: &Options,
+                start: &Point<N, M>,
+            ) -> Result<(Point<N, M>, StepStats), Error> {
+                odae_step::step(&Self::TABLEAU, sys, h, options, start)
+            }
+        }
+    };
+}
+
 /// The (s,s)-Gauss-Lobatto SPARK method with `S` stages (Jay 2007, §3.3): order `2S`,
 /// symmetric, symplectic, variational, and exact on the constraints `g = 0` and
 /// `g_t + G v = 0` at every step end.
@@ -46,27 +74,7 @@ impl<const S: usize> GaussLobatto<S> {
     };
 }
 
-impl<const S: usize> Method for GaussLobatto<S> {
-    const ORDER: usize = 2 * S;
-
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        step(&Self::TABLEAU, sys, h, options, state)
-    }
-
-    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        start: &Point<N, M>,
-    ) -> Result<(Point<N, M>, StepStats), Error> {
-        odae_step::step(&Self::TABLEAU, sys, h, options, start)
-    }
-}
+method!(GaussLobatto<S>, [const S: usize], 2 * S);
 
 /// The (s, s−1)-Lobatto IIIA-B SPARK method with `S ≥ 2` Lobatto stages (Jay 2007, §3.4, for
 /// general `S`): `A` = Lobatto IIIA, `Â = Ã` = Lobatto IIIB, constraints at the stages.
@@ -117,27 +125,7 @@ impl<const S: usize> LobattoIIIAB<S> {
     };
 }
 
-impl<const S: usize> Method for LobattoIIIAB<S> {
-    const ORDER: usize = 2 * S - 2;
-
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        step(&Self::TABLEAU, sys, h, options, state)
-    }
-
-    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        start: &Point<N, M>,
-    ) -> Result<(Point<N, M>, StepStats), Error> {
-        odae_step::step(&Self::TABLEAU, sys, h, options, start)
-    }
-}
+method!(LobattoIIIAB<S>, [const S: usize], 2 * S - 2);
 
 /// The "natural" symplectic Euler SPARK method of Jay 2007, §3.5, with `α = 1/2`:
 /// `A = (0)`, `Â = (1)`, `Ã = (α, 0)`, `b̃ = (α, 1 − α)`. Order 1, symplectic.
@@ -166,24 +154,4 @@ impl SymplecticEuler {
     };
 }
 
-impl Method for SymplecticEuler {
-    const ORDER: usize = 1;
-
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        step(&Self::TABLEAU, sys, h, options, state)
-    }
-
-    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        start: &Point<N, M>,
-    ) -> Result<(Point<N, M>, StepStats), Error> {
-        odae_step::step(&Self::TABLEAU, sys, h, options, start)
-    }
-}
+method!(SymplecticEuler, [], 1);
