@@ -53,4 +53,4 @@ pub mod __private {
 }
 
 pub use nalgebra;
-pub use spark_runtime::{dae, hamiltonian, state};
+pub use spark_runtime::{dae, hamiltonian, nonholonomic, state};

@@ -161,19 +161,6 @@ fn nonholonomic(cx: &mut Ctxt, arena: &Arena, p: &Problem) -> (Vec<bool>, bool) 
         })
         .collect();
     let genuine = ok.iter().any(|ok| *ok);
-    if genuine {
-        // Code generation for nonholonomic constraints is not there yet: the runtime
-        // integrates holonomic constraints only. When it is, drop this error and pass the
-        // lowered `nonholonomic` ids on in `Model` to `expand.rs`.
-        if let Some(key) = p.nonholonomic_key {
-            cx.error_help(
-                key.span(),
-                "nonholonomic constraints are not supported yet",
-                "the runtime integrates holonomic constraints only (see the README's \
-                 limitations)",
-            );
-        }
-    }
     (ok, genuine)
 }
 

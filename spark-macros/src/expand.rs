@@ -357,6 +357,7 @@ fn emit_header(model: &Model) -> TokenStream {
 /// The `Lagrangian` impl of a model in Lagrangian form.
 fn emit_lagrangian(mut model: Model) -> TokenStream {
     let d = derivatives(&mut model);
+    let (nh_overrides, nh_impl) = emit_nonholonomic(&mut model);
     let n = model.vars.n;
     let m = model.holonomic.len();
     let name = &model.name;
@@ -423,11 +424,13 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         &vc_targets,
         quote!(),
     );
-
     quote! {
+        #nh_impl
+
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m> for #name {
+            #nh_overrides
             #[inline]
             fn lagrangian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {
                 #lag_body
@@ -454,6 +457,107 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             }
         }
     }
+}
+
+/// For a model with nonholonomic constraints `k(t, q, v)`: the overrides of the `Lagrangian`
+/// impl that route stepping and projection through the mixed method, and the `Nonholonomic`
+/// impl (`k`, `k_q`, `k_v`, and the second derivatives of `k_vᵀψ`, with `ψ` in the multiplier
+/// slots, named `mu` in the generated function). Empty for a model without them.
+fn emit_nonholonomic(model: &mut Model) -> (TokenStream, TokenStream) {
+    let k_ids = model.nonholonomic.clone();
+    if k_ids.is_empty() {
+        return (quote!(), quote!());
+    }
+    let vars = model.vars;
+    let n = vars.n;
+    let m = model.holonomic.len();
+    let kk = k_ids.len();
+    let name = model.name.clone();
+    let rt = quote!(::spark::__private::runtime);
+    let na = quote!(::spark::__private::nalgebra);
+    let vec_n = quote!(#na::SVector<f64, #n>);
+    let vec_k = quote!(#na::SVector<f64, #kk>);
+    let ar = &mut model.arena;
+    let kq: Vec<Vec<Id>> = k_ids
+        .iter()
+        .map(|&k| (0..n).map(|b| ar.diff(k, vars.q(b))).collect())
+        .collect();
+    let kv: Vec<Vec<Id>> = k_ids
+        .iter()
+        .map(|&k| (0..n).map(|b| ar.diff(k, vars.v(b))).collect())
+        .collect();
+    let zero = ar.constant(0.0);
+    let mut hess_vq = vec![vec![zero; n]; n];
+    let mut hess_vv = vec![vec![zero; n]; n];
+    for (l, row) in kv.iter().enumerate() {
+        let psi = ar.var(vars.mu(l));
+        for a in 0..n {
+            for b in 0..n {
+                let dq = ar.diff(row[a], vars.q(b));
+                let tq = ar.mul(psi, dq);
+                hess_vq[a][b] = ar.add(hess_vq[a][b], tq);
+                let dv = ar.diff(row[a], vars.v(b));
+                let tv = ar.mul(psi, dv);
+                hess_vv[a][b] = ar.add(hess_vv[a][b], tv);
+            }
+        }
+    }
+    let k_body = {
+        let Body { lets, exprs } = body(model, &k_ids);
+        quote! {
+            #lets
+            <#vec_k>::from([#(#exprs),*])
+        }
+    };
+    let mut targets = vector_targets("k", &k_ids);
+    targets.extend(matrix_targets("kq", &kq, false));
+    targets.extend(matrix_targets("kv", &kv, false));
+    targets.extend(matrix_targets("hess_vq", &hess_vq, false));
+    targets.extend(matrix_targets("hess_vv", &hess_vv, false));
+    let j_body = filled(
+        model,
+        &quote!(#rt::NonholonomicJacobian<#n, #kk>),
+        &targets,
+        quote!(),
+    );
+    let overrides = quote! {
+        #[inline]
+        fn step_with<Meth: #rt::Method>(
+            &self,
+            h: f64,
+            options: &#rt::Options,
+            state: &#rt::State<#n>,
+        ) -> ::core::result::Result<(#rt::State<#n>, #rt::StepStats), #rt::Error> {
+            Meth::step_mixed::<Self, #n, #m, #kk>(self, h, options, state)
+        }
+        #[inline]
+        fn project_with(
+            &self,
+            state: &#rt::State<#n>,
+        ) -> ::core::result::Result<#rt::State<#n>, #rt::Error> {
+            #rt::nonholonomic::project_consistent::<Self, #n, #m, #kk>(self, state)
+        }
+        #[inline]
+        fn nonholonomic_residual(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {
+            let k = <Self as #rt::Nonholonomic<#n, #m, #kk>>::nonholonomic_constraints(self, t, q, v);
+            k.iter().fold(0.0, |acc: f64, x| acc.max(x.abs()))
+        }
+    };
+    let imp = quote! {
+        #[automatically_derived]
+        #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        impl #rt::Nonholonomic<#n, #m, #kk> for #name {
+            #[inline]
+            fn nonholonomic_constraints(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #vec_k {
+                #k_body
+            }
+            #[inline]
+            fn nonholonomic_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> #rt::NonholonomicJacobian<#n, #kk> {
+                #j_body
+            }
+        }
+    };
+    (overrides, imp)
 }
 
 /// A model in the form of the overdetermined DAE (2.11): `y' = v`, `(p)' = f + r`, `0 = g`.

@@ -64,6 +64,8 @@ pub struct Model {
     pub arena: Arena,
     pub lagrangian: Id,
     pub holonomic: Vec<Id>,
+    /// Nonholonomic constraints `k(t, q, v)` (Lagrangian form only).
+    pub nonholonomic: Vec<Id>,
     pub form: Form,
 }
 
@@ -417,6 +419,13 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             second_help,
         );
     }
+    if let (Some(k), true) = (fields.keys.get("nonholonomic"), is_hamiltonian || is_dae) {
+        cx.error_help(
+            k.span(),
+            "nonholonomic constraints are supported for Lagrangian models only",
+            "write the model with `velocities` and a `lagrangian`",
+        );
+    }
     // Both lists parsed: their lengths can be compared, and the checks of `check.rs` that
     // need one velocity per coordinate can run when they agree.
     let coords_parsed = fields.coordinates.is_some();
@@ -631,6 +640,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             arena,
             lagrangian,
             holonomic,
+            nonholonomic,
             form,
         }),
     }

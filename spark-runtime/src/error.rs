@@ -61,6 +61,12 @@ pub enum Error {
         /// Size of the last Newton update relative to the tolerance.
         residual: f64,
     },
+    /// The method has no variant for this kind of model (for example a Lobatto method on a
+    /// model with nonholonomic constraints).
+    Unsupported {
+        /// What is not supported.
+        what: &'static str,
+    },
     /// A Newton matrix was singular to working precision (for example a constraint Jacobian
     /// that loses rank, or a Lagrangian whose `∂²L/∂v²` is singular).
     SingularJacobian {
@@ -87,6 +93,7 @@ impl fmt::Display for Error {
                 f,
                 "Newton's method diverged in the {phase:?} solve after {iterations} iterations (last update {residual:e} x tolerance); reduce the step size or check for a singular configuration"
             ),
+            Error::Unsupported { what } => write!(f, "not supported: {what}"),
             Error::SingularJacobian { phase } => write!(
                 f,
                 "singular Newton matrix in the {phase:?} solve: the constraints lost rank or the Lagrangian is not regular here"

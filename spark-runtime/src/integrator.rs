@@ -5,6 +5,7 @@ use core::marker::PhantomData;
 use nalgebra::SVector;
 
 use crate::error::Error;
+use crate::nonholonomic::Nonholonomic;
 use crate::odae_step::Point;
 use crate::state::State;
 use crate::system::{Lagrangian, Model, Odae};
@@ -22,6 +23,11 @@ pub struct Options {
     /// to `1 + max|q|` (and as a speed relative to `1 + max|v|`), exceeds this is rejected by
     /// `step` with [`Error::InconsistentState`]. Default `1e-8`.
     pub consistency_tolerance: f64,
+    /// Solve each step's Newton systems by simplified Newton: the iteration matrix is
+    /// assembled and factored once per solve, at the starting iterate, and reused; if that
+    /// iteration fails to converge, the solve is redone with full Newton before an error is
+    /// reported. `false`: full Newton throughout. Default `true`.
+    pub simplified_newton: bool,
 }
 
 impl Default for Options {
@@ -30,6 +36,7 @@ impl Default for Options {
             tolerance: 1e-12,
             max_iterations: 20,
             consistency_tolerance: 1e-8,
+            simplified_newton: true,
         }
     }
 }
@@ -53,6 +60,17 @@ pub trait Method {
 
     /// Advances `state` by `h`, returning the new state. Does not modify anything on error.
     fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &State<N>,
+    ) -> Result<(State<N>, StepStats), Error>;
+
+    /// The same method on a Lagrangian system with nonholonomic constraints `k(t, q, v) = 0`
+    /// as well (thesis of S. Small, Definition 5.2.1); methods without a nonholonomic variant
+    /// return [`Error::Unsupported`].
+    #[doc(hidden)]
+    fn step_mixed<Sys: Nonholonomic<N, M, K>, const N: usize, const M: usize, const K: usize>(
         sys: &Sys,
         h: f64,
         options: &Options,
@@ -89,7 +107,7 @@ pub trait Advance<Sys, const M: usize>: Sized {
     fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error>;
     /// The conserved energy (NaN when the model has none).
     fn energy(sys: &Sys, state: &Self) -> f64;
-    /// `(max |g|, max |g_t + g_y v|)`.
+    /// `(max |g|, max |g_t + g_y v|)` (and `max |k|` for nonholonomic constraints).
     fn residual(sys: &Sys, state: &Self) -> (f64, f64);
 }
 
@@ -100,10 +118,10 @@ impl<Sys: Lagrangian<N, M>, const N: usize, const M: usize> Advance<Sys, M> for 
         options: &Options,
         state: &Self,
     ) -> Result<(Self, StepStats), Error> {
-        Meth::step(sys, h, options, state)
+        sys.step_with::<Meth>(h, options, state)
     }
     fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
-        project::project(sys, state)
+        sys.project_with(state)
     }
     fn energy(sys: &Sys, state: &Self) -> f64 {
         let (p, _) = sys.momentum_force(state.t, &state.q, &state.v);
@@ -114,7 +132,8 @@ impl<Sys: Lagrangian<N, M>, const N: usize, const M: usize> Advance<Sys, M> for 
             .velocity_constraint_jacobian(state.t, &state.q, &state.v)
             .w;
         let g = sys.constraints(state.t, &state.q);
-        (max_abs(&g), max_abs(&w))
+        let k = sys.nonholonomic_residual(state.t, &state.q, &state.v);
+        (max_abs(&g), max_abs(&w).max(k))
     }
 }
 

@@ -5,6 +5,8 @@
 
 use crate::error::Error;
 use crate::integrator::{Method, Options, StepStats};
+use crate::mixed_step::step_mixed;
+use crate::nonholonomic::Nonholonomic;
 use crate::odae_step::{self, Point};
 use crate::spark_step::{step, SparkTableau};
 use crate::state::State;
@@ -17,7 +19,7 @@ use crate::tableau::{
 /// Implements [`Method`] for a method type with an associated `TABLEAU`: both steps are the
 /// shared SPARK steps with that tableau.
 macro_rules! method {
-    ($ty:ty, [$($generics:tt)*], $order:expr) => {
+    ($ty:ty, [$($generics:tt)*], $order:expr, |$tab:ident, $sys:ident, $h:ident, $o:ident, $st:ident| $mixed:expr) => {
         impl<$($generics)*> Method for $ty {
             const ORDER: usize = $order;
 
@@ -28,6 +30,21 @@ macro_rules! method {
                 state: &State<N>,
             ) -> Result<(State<N>, StepStats), Error> {
                 step(&Self::TABLEAU, sys, h, options, state)
+            }
+
+            fn step_mixed<
+                Sys: Nonholonomic<N, M, K>,
+                const N: usize,
+                const M: usize,
+                const K: usize,
+            >(
+                $sys: &Sys,
+                $h: f64,
+                $o: &Options,
+                $st: &State<N>,
+            ) -> Result<(State<N>, StepStats), Error> {
+                let $tab = &Self::TABLEAU;
+                $mixed
             }
 
             fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
@@ -74,7 +91,9 @@ impl<const S: usize> GaussLobatto<S> {
     };
 }
 
-method!(GaussLobatto<S>, [const S: usize], 2 * S);
+method!(GaussLobatto<S>, [const S: usize], 2 * S, |tab, sys, h, o, st| {
+    step_mixed(tab, sys, h, o, st)
+});
 
 /// The (s, s−1)-Lobatto IIIA-B SPARK method with `S ≥ 2` Lobatto stages (Jay 2007, §3.4, for
 /// general `S`): `A` = Lobatto IIIA, `Â = Ã` = Lobatto IIIB, constraints at the stages.
@@ -125,7 +144,11 @@ impl<const S: usize> LobattoIIIAB<S> {
     };
 }
 
-method!(LobattoIIIAB<S>, [const S: usize], 2 * S - 2);
+method!(LobattoIIIAB<S>, [const S: usize], 2 * S - 2, |_t, _s, _h, _o, _st| {
+    Err(Error::Unsupported {
+        what: "LobattoIIIAB on nonholonomic constraints (use GaussLobatto)",
+    })
+});
 
 /// The "natural" symplectic Euler SPARK method of Jay 2007, §3.5, with `α = 1/2`:
 /// `A = (0)`, `Â = (1)`, `Ã = (α, 0)`, `b̃ = (α, 1 − α)`. Order 1, symplectic.
@@ -154,4 +177,8 @@ impl SymplecticEuler {
     };
 }
 
-method!(SymplecticEuler, [], 1);
+method!(SymplecticEuler, [], 1, |_t, _s, _h, _o, _st| {
+    Err(Error::Unsupported {
+        what: "SymplecticEuler on nonholonomic constraints (use GaussLobatto)",
+    })
+});

@@ -10,8 +10,12 @@
 //!   `g_t + G v_1 = 0` at `t_1` (4.4h).
 //!
 //! Scaling the multipliers by `h` and the position constraints by `1/h` makes every block of the
-//! Newton matrix O(1), so its conditioning does not degrade as `h → 0`. Newton's method uses the
-//! exact Jacobian assembled from the model's second derivatives.
+//! Newton matrix O(1), so its conditioning does not degrade as `h → 0`. The Newton matrix is the
+//! exact Jacobian assembled from the model's second derivatives. By default each solve is a
+//! simplified Newton iteration: the matrix is assembled and factored once, at the starting
+//! iterate (it changes only by O(h²) within a step), and later iterations evaluate residuals only
+//! (`momentum_force`, `constraint_jacobian`); if that iteration fails to converge, the solve falls
+//! back to full Newton (`Options::simplified_newton`).
 
 // The loops index stages, blocks and components the way the paper writes its subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -80,6 +84,39 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
     (pos, vel)
 }
 
+/// Factor on the tolerance of the simplified Newton iterations (see `step`).
+const SIMPLIFIED_MARGIN: f64 = 0.01;
+
+/// The converged stage solve.
+struct StageSolution<const N: usize, const M: usize, const S: usize> {
+    vs: [SVector<f64, N>; S],
+    mu: [SVector<f64, M>; S],
+    /// `∂L/∂q` at the stages.
+    forces: [SVector<f64, N>; S],
+    /// Constraints and their Jacobians at the Lobatto nodes `1..s̃`.
+    cons: [ConstraintJacobian<N, M>; S],
+    iterations: u32,
+}
+
+/// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
+/// does not converge, `solve(false)` (full Newton) from the same start. Returns the solution and
+/// the iterations spent by the failed simplified attempt (0 if none).
+fn with_fallback<T>(
+    options: &Options,
+    mut solve: impl FnMut(bool) -> Result<T, Error>,
+) -> Result<(T, u32), Error> {
+    if options.simplified_newton {
+        match solve(true) {
+            Err(Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. }) => {
+                Ok((solve(false)?, iterations))
+            }
+            other => other.map(|x| (x, 0)),
+        }
+    } else {
+        solve(false).map(|x| (x, 0))
+    }
+}
+
 /// Advances `state` by `h` with the SPARK method `tab`; nothing is modified on error.
 pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
     tab: &SparkTableau<S>,
@@ -121,128 +158,172 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         };
 
         // ---- stage solve -------------------------------------------------------------------
-        let mut vs = [v0; S];
-        let mut mu = [zero_m; S];
-        let mut forces = [SVector::<f64, N>::zeros(); S];
-        let mut cons = [ConstraintJacobian::<N, M>::default(); S];
-        let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-        let mut converged = false;
+        // A linearly convergent iteration stops with about the tolerance left, while full
+        // Newton's last quadratic step leaves far less: the simplified iteration is asked for
+        // `SIMPLIFIED_MARGIN` times the tolerance so that both give the same result to round-off.
+        let tolerance = |simplified: bool| {
+            if simplified {
+                options.tolerance * SIMPLIFIED_MARGIN
+            } else {
+                options.tolerance
+            }
+        };
+        // Simplified Newton first (iteration matrix assembled and factored once, at the starting
+        // iterate); if that iteration fails to converge, full Newton from the same start.
         let k_len = <StageLayout<N, M, S> as Layout>::LEN;
-        loop {
-            let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a, i));
-            let qls: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a_bar, i));
-            // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs to
-            // the end-point solve and never enters a stage, since ã_is = 0).
-            for i in 0..st {
-                let m = if i + 1 < st { mu[i + 1] } else { zero_m };
-                cons[i] = sys.constraint_jacobian(lobatto_times[i], &qls[i], &m);
-            }
-            if converged {
-                for i in 0..S {
-                    forces[i] = sys.momentum_force(times[i], &qs[i], &vs[i]).1;
-                }
-                break;
-            }
-            let dyns: [DynamicsJacobian<N>; S] =
-                core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i]));
-
+        let solve_stages = |simplified: bool| -> Result<StageSolution<N, M, S>, Error> {
+            let mut vs = [v0; S];
+            let mut mu = [zero_m; S];
+            let mut cons = [ConstraintJacobian::<N, M>::default(); S];
+            let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+            let mut converged = false;
             let mut jac = zero_square::<StageLayout<N, M, S>>();
-            let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
-            {
-                let r = flat::<StageLayout<N, M, S>, f64>(&mut rhs);
-                let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
-                let vcol = |k: usize, b: usize| k * N + b;
-                let mcol = |j: usize, l: usize| S * N + j * M + l;
-                for i in 0..S {
-                    // Residual ρ_i of (4.4b).
-                    let mut rho = dyns[i].p - p0;
-                    for j in 0..S {
-                        rho -= dyns[j].f * (h * tab.a_hat[i][j]);
-                    }
-                    rho += gq0.transpose() * mu[0] * tab.a_til0[i];
-                    for j in 1..st {
-                        rho += cons[j - 1].gq.transpose() * mu[j] * tab.a_til[i][j - 1];
-                    }
-                    for a in 0..N {
-                        r[vcol(i, a)] = -rho[a];
-                    }
-                    // Residual σ_i = g(Q̃_i)/h of (4.4d).
-                    // Unused multiplier slots (s̃ < S) get the trivial equation μ = 0.
-                    for l in 0..M {
-                        if i < st {
-                            r[mcol(i, l)] = -cons[i].g[l] / h;
-                        } else {
-                            r[mcol(i, l)] = -mu[i][l];
-                            jm[mcol(i, l) * k_len + mcol(i, l)] = 1.0;
-                        }
-                    }
-                    // ∂ρ_i/∂V_k.
-                    for k in 0..S {
-                        let mut block = dyns[i].lvq * (h * tab.a[i][k])
-                            - dyns[k].lvq.transpose() * (h * tab.a_hat[i][k]);
-                        if i == k {
-                            block += dyns[i].lvv;
-                        }
+            let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
+            let mut factored = false;
+            loop {
+                let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a, i));
+                let qls: [SVector<f64, N>; S] =
+                    core::array::from_fn(|i| positions(&vs, &tab.a_bar, i));
+                // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs
+                // to the end-point solve and never enters a stage, since ã_is = 0).
+                for i in 0..st {
+                    let m = if i + 1 < st { mu[i + 1] } else { zero_m };
+                    cons[i] = sys.constraint_jacobian(lobatto_times[i], &qls[i], &m);
+                }
+                if converged {
+                    let forces =
+                        core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]).1);
+                    return Ok(StageSolution {
+                        vs,
+                        mu,
+                        forces,
+                        cons,
+                        iterations: monitor.iterations(),
+                    });
+                }
+                let refactor = !(simplified && factored);
+                let dyns: Option<[DynamicsJacobian<N>; S]> = if refactor {
+                    Some(core::array::from_fn(|i| {
+                        sys.dynamics_jacobian(times[i], &qs[i], &vs[i])
+                    }))
+                } else {
+                    None
+                };
+                let pf: [(SVector<f64, N>, SVector<f64, N>); S] = match &dyns {
+                    Some(d) => core::array::from_fn(|i| (d[i].p, d[i].f)),
+                    None => core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i])),
+                };
+
+                let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
+                {
+                    let r = flat::<StageLayout<N, M, S>, f64>(&mut rhs);
+                    let vcol = |k: usize, b: usize| k * N + b;
+                    let mcol = |j: usize, l: usize| S * N + j * M + l;
+                    for i in 0..S {
+                        // Residual ρ_i of (4.4b).
+                        let mut rho = pf[i].0 - p0;
                         for j in 0..S {
-                            block -= dyns[j].lqq * (h * h * tab.a_hat[i][j] * tab.a[j][k]);
+                            rho -= pf[j].1 * (h * tab.a_hat[i][j]);
                         }
+                        rho += gq0.transpose() * mu[0] * tab.a_til0[i];
                         for j in 1..st {
-                            block += cons[j - 1].hess_mu
-                                * (h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k]);
+                            rho += cons[j - 1].gq.transpose() * mu[j] * tab.a_til[i][j - 1];
                         }
                         for a in 0..N {
-                            for b in 0..N {
-                                jm[vcol(i, a) * k_len + vcol(k, b)] = block[(a, b)];
-                            }
+                            r[vcol(i, a)] = -rho[a];
+                        }
+                        // Residual σ_i = g(Q̃_i)/h of (4.4d).
+                        // Unused multiplier slots (s̃ < S) get the trivial equation μ = 0.
+                        for l in 0..M {
+                            r[mcol(i, l)] = if i < st { -cons[i].g[l] / h } else { -mu[i][l] };
                         }
                     }
-                    // ∂ρ_i/∂μ_j and ∂σ_i/∂V_k.
-                    for j in 0..S {
-                        for a in 0..N {
-                            for l in 0..M {
-                                let d = if j == 0 {
-                                    tab.a_til0[i] * gq0[(l, a)]
-                                } else if j < st {
-                                    tab.a_til[i][j - 1] * cons[j - 1].gq[(l, a)]
-                                } else {
-                                    0.0
-                                };
-                                jm[vcol(i, a) * k_len + mcol(j, l)] = d;
-                                if i < st {
-                                    jm[mcol(i, l) * k_len + vcol(j, a)] =
-                                        tab.a_bar[i][j] * cons[i].gq[(l, a)];
+                    let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
+                    let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
+                    if let Some(dyns) = &dyns {
+                        jm.fill(0.0);
+                        for i in 0..S {
+                            if i >= st {
+                                for l in 0..M {
+                                    jm[mcol(i, l) * k_len + mcol(i, l)] = 1.0;
+                                }
+                            }
+                            // ∂ρ_i/∂V_k.
+                            for k in 0..S {
+                                let mut block = dyns[i].lvq * (h * tab.a[i][k])
+                                    - dyns[k].lvq.transpose() * (h * tab.a_hat[i][k]);
+                                if i == k {
+                                    block += dyns[i].lvv;
+                                }
+                                for j in 0..S {
+                                    block -= dyns[j].lqq * (h * h * tab.a_hat[i][j] * tab.a[j][k]);
+                                }
+                                for j in 1..st {
+                                    block += cons[j - 1].hess_mu
+                                        * (h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k]);
+                                }
+                                for a in 0..N {
+                                    for b in 0..N {
+                                        jm[vcol(i, a) * k_len + vcol(k, b)] = block[(a, b)];
+                                    }
+                                }
+                            }
+                            // ∂ρ_i/∂μ_j and ∂σ_i/∂V_k.
+                            for j in 0..S {
+                                for a in 0..N {
+                                    for l in 0..M {
+                                        let d = if j == 0 {
+                                            tab.a_til0[i] * gq0[(l, a)]
+                                        } else if j < st {
+                                            tab.a_til[i][j - 1] * cons[j - 1].gq[(l, a)]
+                                        } else {
+                                            0.0
+                                        };
+                                        jm[vcol(i, a) * k_len + mcol(j, l)] = d;
+                                        if i < st {
+                                            jm[mcol(i, l) * k_len + vcol(j, a)] =
+                                                tab.a_bar[i][j] * cons[i].gq[(l, a)];
+                                        }
+                                    }
                                 }
                             }
                         }
+                        lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
+                        factored = true;
+                    }
+                    lu::solve(jm, p, r, k_len);
+                }
+                let mut delta = 0.0f64;
+                for i in 0..S {
+                    for a in 0..N {
+                        vs[i][a] += rhs.0[i][a];
+                        delta = delta.max(rhs.0[i][a].abs());
+                    }
+                    for l in 0..M {
+                        mu[i][l] += rhs.1[i][l];
                     }
                 }
-                let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
-                let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
-                lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
-                lu::solve(jm, p, r, k_len);
-            }
-            let mut delta = 0.0f64;
-            for i in 0..S {
-                for a in 0..N {
-                    vs[i][a] += rhs.0[i][a];
-                    delta = delta.max(rhs.0[i][a].abs());
+                let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
+                if vscale == 0.0 {
+                    converged = true;
+                    continue;
                 }
-                for l in 0..M {
-                    mu[i][l] += rhs.1[i][l];
+                let unit = tolerance(simplified) * vscale;
+                let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
+                if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                    converged = true;
                 }
             }
-            let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
-            if vscale == 0.0 {
-                converged = true;
-                continue;
-            }
-            let unit = options.tolerance * vscale;
-            let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
-            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                converged = true;
-            }
-        }
-        let stage_iterations = monitor.iterations();
+        };
+        let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
+        let StageSolution {
+            vs,
+            mu,
+            forces,
+            cons,
+            iterations,
+        } = stages;
+        let stage_iterations = iterations + fallback_iterations;
 
         // ---- end-point solve ---------------------------------------------------------------
         let t1 = t0 + h;
@@ -256,55 +337,77 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             known += cons[j - 1].gq.transpose() * mu[j] * tab.b_lob[j - 1];
         }
         let weight = tab.b_lob[st - 1];
-        let mut v1 = vs[S - 1];
-        let mut mu_end = zero_m;
-        let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
         let e_len = <EndLayout<N, M> as Layout>::LEN;
-        loop {
-            let d = sys.dynamics_jacobian(t1, &q1, &v1);
-            let w = sys.velocity_constraint_jacobian(t1, &q1, &v1);
-            let rho = d.p + known + gq1.transpose() * mu_end * weight;
+        // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [G, 0]] factored once.
+        let solve_end = |simplified: bool| -> Result<(SVector<f64, N>, u32), Error> {
+            let mut v1 = vs[S - 1];
+            let mut mu_end = zero_m;
+            let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
             let mut jac = zero_square::<EndLayout<N, M>>();
-            let mut rhs = <EndLayout<N, M> as Layout>::fill(0.0);
-            for a in 0..N {
-                rhs.0[a] = -rho[a];
-                for b in 0..N {
-                    jac.0[a].0[b] = d.lvv[(a, b)];
+            let mut perm = <EndLayout<N, M> as Layout>::fill(0usize);
+            let mut factored = false;
+            loop {
+                let refactor = !(simplified && factored);
+                let w = sys.velocity_constraint_jacobian(t1, &q1, &v1);
+                let p = if refactor {
+                    let d = sys.dynamics_jacobian(t1, &q1, &v1);
+                    for a in 0..N {
+                        for b in 0..N {
+                            jac.0[a].0[b] = d.lvv[(a, b)];
+                        }
+                        for l in 0..M {
+                            jac.0[a].1[l] = weight * gq1[(l, a)];
+                            jac.1[l].0[a] = w.wv[(l, a)];
+                        }
+                    }
+                    for l in 0..M {
+                        for k in 0..M {
+                            jac.1[l].1[k] = 0.0;
+                        }
+                    }
+                    d.p
+                } else {
+                    sys.momentum_force(t1, &q1, &v1).0
+                };
+                let rho = p + known + gq1.transpose() * mu_end * weight;
+                let mut rhs = <EndLayout<N, M> as Layout>::fill(0.0);
+                for a in 0..N {
+                    rhs.0[a] = -rho[a];
                 }
                 for l in 0..M {
-                    jac.0[a].1[l] = weight * gq1[(l, a)];
-                    jac.1[l].0[a] = w.wv[(l, a)];
+                    rhs.1[l] = -w.w[l];
+                }
+                {
+                    let jm = flat_square::<EndLayout<N, M>>(&mut jac);
+                    let pm = flat::<EndLayout<N, M>, usize>(&mut perm);
+                    let r = flat::<EndLayout<N, M>, f64>(&mut rhs);
+                    if refactor {
+                        lu::factor(jm, pm, e_len).map_err(|_| monitor.singular())?;
+                        factored = true;
+                    }
+                    lu::solve(jm, pm, r, e_len);
+                }
+                let mut delta = 0.0f64;
+                for a in 0..N {
+                    v1[a] += rhs.0[a];
+                    delta = delta.max(rhs.0[a].abs());
+                }
+                for l in 0..M {
+                    mu_end[l] += rhs.1[l];
+                }
+                let vscale = max_abs(&v1).max(max_abs(&v0));
+                if vscale == 0.0 {
+                    return Ok((v1, monitor.iterations()));
+                }
+                let unit = tolerance(simplified) * vscale;
+                let noise = 64.0 * f64::EPSILON * vscale;
+                if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                    return Ok((v1, monitor.iterations()));
                 }
             }
-            for l in 0..M {
-                rhs.1[l] = -w.w[l];
-            }
-            let mut perm = <EndLayout<N, M> as Layout>::fill(0usize);
-            {
-                let jm = flat_square::<EndLayout<N, M>>(&mut jac);
-                let p = flat::<EndLayout<N, M>, usize>(&mut perm);
-                let r = flat::<EndLayout<N, M>, f64>(&mut rhs);
-                lu::factor(jm, p, e_len).map_err(|_| monitor.singular())?;
-                lu::solve(jm, p, r, e_len);
-            }
-            let mut delta = 0.0f64;
-            for a in 0..N {
-                v1[a] += rhs.0[a];
-                delta = delta.max(rhs.0[a].abs());
-            }
-            for l in 0..M {
-                mu_end[l] += rhs.1[l];
-            }
-            let vscale = max_abs(&v1).max(max_abs(&v0));
-            if vscale == 0.0 {
-                break;
-            }
-            let unit = options.tolerance * vscale;
-            let noise = 64.0 * f64::EPSILON * vscale;
-            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                break;
-            }
-        }
+        };
+        let ((v1, iterations), fallback_iterations) = with_fallback(options, solve_end)?;
+        let end_iterations = iterations + fallback_iterations;
         let next = State {
             t: t1,
             q: q1,
@@ -317,7 +420,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             next,
             StepStats {
                 stage_iterations,
-                end_iterations: monitor.iterations(),
+                end_iterations,
             },
         ))
     }

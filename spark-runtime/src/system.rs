@@ -6,6 +6,10 @@
 
 use nalgebra::{SMatrix, SVector};
 
+use crate::error::Error;
+use crate::integrator::{Method, Options, StepStats};
+use crate::state::State;
+
 /// Facts about a model that do not depend on its sizes.
 pub trait Model {
     /// Name of the first parameter whose value is not finite, if any.
@@ -131,6 +135,36 @@ pub trait Lagrangian<const N: usize, const M: usize>: Model {
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
     ) -> VelocityConstraintJacobian<N, M>;
+
+    /// One step of `Meth`. Models with nonholonomic constraints (see
+    /// [`crate::Nonholonomic`]) override it to take them into account; `mechanics!` does so.
+    #[doc(hidden)]
+    fn step_with<Meth: Method>(
+        &self,
+        h: f64,
+        options: &Options,
+        state: &State<N>,
+    ) -> Result<(State<N>, StepStats), Error>
+    where
+        Self: Sized,
+    {
+        Meth::step(self, h, options, state)
+    }
+
+    /// A consistent state near `state` (overridden like `step_with`).
+    #[doc(hidden)]
+    fn project_with(&self, state: &State<N>) -> Result<State<N>, Error>
+    where
+        Self: Sized,
+    {
+        crate::project::project(self, state)
+    }
+
+    /// `max |k(t, q, v)|` over the nonholonomic constraints (none by default).
+    #[doc(hidden)]
+    fn nonholonomic_residual(&self, _t: f64, _q: &SVector<f64, N>, _v: &SVector<f64, N>) -> f64 {
+        0.0
+    }
 }
 
 /// `v`, `p`, `f` of the overdetermined DAE (2.11) and their derivatives at `(t, y, z)`.

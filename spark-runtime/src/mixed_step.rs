@@ -1,0 +1,497 @@
+//! One (s,s)-Gauss-Lobatto SPARK step for Lagrangian systems with holonomic constraints
+//! `g(t, q) = 0` and nonholonomic constraints `k(t, q, v) = 0` (Small 2011, Definition 5.2.1,
+//! equations (5.7a-i), in the Lagrangian form (7.12a-j)).
+//!
+//! Given a consistent `(t0, q0, v0)` and `p0 = ∇_v L(t0, q0, v0)`, with Gauss stages
+//! `T_i = t0 + c_i h`, `Q_i = q0 + h Σ_j a_ij V_j` (5.7a), Lobatto nodes `T̃_i = t0 + c̃_i h`,
+//! `Q̃_i = q0 + h Σ_j ā_ij V_j` (5.7b, `Q̃_0 = q0`), `q1 = q0 + h Σ_j b_j V_j` (5.7d), the
+//! unknowns `V_1..V_s`, `v1`, `μ_j = hΛ_j` (`j = 0..s`), `ν_j = hΨ_j` (`j = 1..s`) solve
+//!
+//! ```text
+//! E1 (5.7c)  ∇_vL(T_i,Q_i,V_i) − p0 − h Σ_j a_ij F_j + Σ_j a_ij K_jᵀ ν_j + Σ_{j=0..s} ã_ij G̃_jᵀ μ_j = 0   i = 1..s
+//! E2 (5.7e)  ∇_vL(t1,q1,v1)   − p0 − h Σ_j b_j  F_j + Σ_j b_j  K_jᵀ ν_j + Σ_{j=0..s} b̃_j  G̃_jᵀ μ_j = 0
+//! E3 (5.7f,g) g(T̃_i, Q̃_i) / h = 0                                    i = 1..s
+//! E4 (5.7h)  g_t(t1,q1) + G(t1,q1) v1 = 0
+//! E5 (5.7i)  k(t1, q1, v1) = 0                                        (row 1 of Ω̃_0)
+//! E6 (5.7i)  Σ_j b_j c_j^{i−1} k(T_j, Q_j, V_j) = 0                   i = 1..s−1 (rows 2..s of Ω̃_0)
+//! ```
+//!
+//! with `F_j = ∇_qL(T_j,Q_j,V_j)`, `K_j = k_v(T_j,Q_j,V_j)`, `G̃_j = g_q(T̃_j,Q̃_j)`. The system is
+//! coupled (E5 involves `v1` and the `V_j`), so it is solved in one Newton iteration with the
+//! exact Jacobian (guide §2.3). Scaling the multipliers by `h` and the position constraints by
+//! `1/h` makes every block O(1) as `h → 0`.
+//!
+//! With `K = 0` the equations are those of the holonomic step in `spark_step` (which solves
+//! them in two phases); with `M = 0` they are the Gauss SPARK method of Small & Jay for purely
+//! nonholonomic systems.
+
+// The loops index stages, blocks and components the way the thesis writes its subscripts.
+#![allow(clippy::needless_range_loop)]
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::{Error, Phase};
+use crate::integrator::{max_abs, Options, StepStats};
+use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::lu;
+use crate::newton::{Monitor, Verdict};
+use crate::nonholonomic::{Nonholonomic, NonholonomicJacobian};
+use crate::spark_step::{inconsistency, SparkTableau};
+use crate::state::State;
+use crate::system::{ConstraintJacobian, DynamicsJacobian};
+
+/// Unknowns of the monolithic solve, in this order: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`,
+/// `ν_1..ν_S`. Residual rows use the same blocks: E1, E2, E4, E3, E5 then E6.
+type MixedLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
+    Cat<Arr<Arr<Scalar, N>, S>, Arr<Scalar, N>>,
+    Cat<Cat<Arr<Scalar, M>, Arr<Arr<Scalar, M>, S>>, Arr<Arr<Scalar, K>, S>>,
+>;
+
+/// Number of unknowns (and equations) of the mixed step: `(S+1)(N+M) + S·K`.
+#[doc(hidden)]
+pub fn system_len<const N: usize, const M: usize, const K: usize, const S: usize>() -> usize {
+    <MixedLayout<N, M, K, S> as Layout>::LEN
+}
+
+/// Offsets of the unknown blocks in the flat vector.
+#[derive(Clone, Copy)]
+struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
+
+impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, M, K, S> {
+    /// `V_i`, `i = 0..S-1` (0-based).
+    const fn v(i: usize) -> usize {
+        i * N
+    }
+    /// `v1`.
+    const V1: usize = S * N;
+    /// `μ_j`, `j = 0..S` (Lobatto index).
+    const fn mu(j: usize) -> usize {
+        (S + 1) * N + j * M
+    }
+    /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
+    const fn nu(j: usize) -> usize {
+        (S + 1) * (N + M) + j * K
+    }
+}
+
+/// Adds `s · m` to the block of the row-major `len × len` matrix `jm` at `(row, col)`.
+fn add_block<const R: usize, const C: usize>(
+    jm: &mut [f64],
+    len: usize,
+    row: usize,
+    col: usize,
+    m: &SMatrix<f64, R, C>,
+    s: f64,
+) {
+    if s == 0.0 {
+        return;
+    }
+    for a in 0..R {
+        for b in 0..C {
+            jm[(row + a) * len + col + b] += s * m[(a, b)];
+        }
+    }
+}
+
+/// Step-start quantities that do not depend on the unknowns.
+struct Start<const N: usize, const M: usize> {
+    t0: f64,
+    q0: SVector<f64, N>,
+    p0: SVector<f64, N>,
+    gq0: SMatrix<f64, M, N>,
+}
+
+/// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
+/// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
+fn assemble<
+    Sys: Nonholonomic<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    h: f64,
+    start: &Start<N, M>,
+    x: &[f64],
+    r: &mut [f64],
+    jac: Option<&mut [f64]>,
+) {
+    type O<const N: usize, const M: usize, const K: usize, const S: usize> = Offsets<N, M, K, S>;
+    let len = system_len::<N, M, K, S>();
+    let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
+    let vs: [SVector<f64, N>; S] =
+        core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
+    let v1 = SVector::<f64, N>::from_fn(|a, _| x[O::<N, M, K, S>::V1 + a]);
+    let mu0 = SVector::<f64, M>::from_fn(|l, _| x[O::<N, M, K, S>::mu(0) + l]);
+    let mus: [SVector<f64, M>; S] =
+        core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
+    let nus: [SVector<f64, K>; S] =
+        core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
+
+    let combine = |coef: &[f64; S]| {
+        let mut q = q0;
+        for j in 0..S {
+            q += vs[j] * (h * coef[j]);
+        }
+        q
+    };
+    let t1 = t0 + h;
+    let q1 = combine(&tab.b);
+    let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
+        sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
+    });
+    let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
+        sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
+    });
+    // Lobatto node j = 1..S is slot j-1.
+    let cons: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|j| {
+        sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
+    });
+    let d1 = sys.dynamics_jacobian(t1, &q1, &v1);
+    let w1 = sys.velocity_constraint_jacobian(t1, &q1, &v1);
+    let nh1 = sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros());
+
+    // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1) share their form, with the
+    // coefficient rows (a_i, ã_i) resp. (b, b̃) and the momentum at the stage resp. the end.
+    let momentum = |p: &SVector<f64, N>, w: &[f64; S], w0: f64, wl: &dyn Fn(usize) -> f64| {
+        let mut rho = p - p0 + gq0.transpose() * mu0 * w0;
+        for j in 0..S {
+            rho += -dyns[j].f * (h * w[j]) + nhs[j].kv.transpose() * nus[j] * w[j];
+            rho += cons[j].gq.transpose() * mus[j] * wl(j);
+        }
+        rho
+    };
+    for i in 0..S {
+        let rho = momentum(&dyns[i].p, &tab.a_hat[i], tab.a_til0[i], &|j| {
+            tab.a_til[i][j]
+        });
+        r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
+    }
+    let rho = momentum(&d1.p, &tab.b, tab.b_lob0, &|j| tab.b_lob[j]);
+    r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
+    // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j).
+    for l in 0..M {
+        r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
+        for j in 0..S {
+            r[O::<N, M, K, S>::mu(j + 1) + l] = cons[j].g[l] / h;
+        }
+    }
+    // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
+    let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
+    for l in 0..K {
+        r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
+        for i in 1..S {
+            let mut s = 0.0;
+            for j in 0..S {
+                s += omega(i, j) * nhs[j].k[l];
+            }
+            r[O::<N, M, K, S>::nu(i) + l] = s;
+        }
+    }
+
+    let Some(jm) = jac else { return };
+    for x in jm.iter_mut() {
+        *x = 0.0;
+    }
+    // ∂(momentum row)/∂V_l for the weights w (forces), wl (Lobatto reactions); the term of the
+    // row's own momentum (∇_vL at the stage or the end) is added by the caller.
+    let force_block = |w: &[f64; S], wl: &dyn Fn(usize) -> f64, l: usize| {
+        let mut block = SMatrix::<f64, N, N>::zeros();
+        for j in 0..S {
+            if w[j] != 0.0 {
+                block += (dyns[j].lqq * (-h * h * tab.a[j][l])
+                    + nhs[j].hess_vq * (h * tab.a[j][l]))
+                    * w[j];
+                if j == l {
+                    block += (dyns[j].lvq.transpose() * (-h) + nhs[j].hess_vv) * w[j];
+                }
+            }
+            block += cons[j].hess_mu * (h * wl(j) * tab.a_bar[j][l]);
+        }
+        block
+    };
+    for i in 0..S {
+        let row = O::<N, M, K, S>::v(i);
+        for l in 0..S {
+            let mut block = force_block(&tab.a_hat[i], &|j| tab.a_til[i][j], l);
+            block += dyns[i].lvq * (h * tab.a[i][l]);
+            if i == l {
+                block += dyns[i].lvv;
+            }
+            add_block(jm, len, row, O::<N, M, K, S>::v(l), &block, 1.0);
+        }
+        add_block(
+            jm,
+            len,
+            row,
+            O::<N, M, K, S>::mu(0),
+            &gq0.transpose(),
+            tab.a_til0[i],
+        );
+        for j in 0..S {
+            add_block(
+                jm,
+                len,
+                row,
+                O::<N, M, K, S>::mu(j + 1),
+                &cons[j].gq.transpose(),
+                tab.a_til[i][j],
+            );
+            add_block(
+                jm,
+                len,
+                row,
+                O::<N, M, K, S>::nu(j),
+                &nhs[j].kv.transpose(),
+                tab.a_hat[i][j],
+            );
+        }
+    }
+    {
+        let row = O::<N, M, K, S>::V1;
+        add_block(jm, len, row, O::<N, M, K, S>::V1, &d1.lvv, 1.0);
+        for l in 0..S {
+            let mut block = force_block(&tab.b, &|j| tab.b_lob[j], l);
+            block += d1.lvq * (h * tab.b[l]);
+            add_block(jm, len, row, O::<N, M, K, S>::v(l), &block, 1.0);
+        }
+        add_block(
+            jm,
+            len,
+            row,
+            O::<N, M, K, S>::mu(0),
+            &gq0.transpose(),
+            tab.b_lob0,
+        );
+        for j in 0..S {
+            add_block(
+                jm,
+                len,
+                row,
+                O::<N, M, K, S>::mu(j + 1),
+                &cons[j].gq.transpose(),
+                tab.b_lob[j],
+            );
+            add_block(
+                jm,
+                len,
+                row,
+                O::<N, M, K, S>::nu(j),
+                &nhs[j].kv.transpose(),
+                tab.b[j],
+            );
+        }
+    }
+    // E4 and E3.
+    add_block(
+        jm,
+        len,
+        O::<N, M, K, S>::mu(0),
+        O::<N, M, K, S>::V1,
+        &w1.wv,
+        1.0,
+    );
+    for l in 0..S {
+        add_block(
+            jm,
+            len,
+            O::<N, M, K, S>::mu(0),
+            O::<N, M, K, S>::v(l),
+            &w1.wq,
+            h * tab.b[l],
+        );
+        for j in 0..S {
+            add_block(
+                jm,
+                len,
+                O::<N, M, K, S>::mu(j + 1),
+                O::<N, M, K, S>::v(l),
+                &cons[j].gq,
+                tab.a_bar[j][l],
+            );
+        }
+    }
+    // E5 and E6.
+    add_block(
+        jm,
+        len,
+        O::<N, M, K, S>::nu(0),
+        O::<N, M, K, S>::V1,
+        &nh1.kv,
+        1.0,
+    );
+    for l in 0..S {
+        add_block(
+            jm,
+            len,
+            O::<N, M, K, S>::nu(0),
+            O::<N, M, K, S>::v(l),
+            &nh1.kq,
+            h * tab.b[l],
+        );
+        for i in 1..S {
+            let mut block = SMatrix::<f64, K, N>::zeros();
+            for j in 0..S {
+                block += nhs[j].kq * (omega(i, j) * h * tab.a[j][l]);
+            }
+            block += nhs[l].kv * omega(i, l);
+            add_block(
+                jm,
+                len,
+                O::<N, M, K, S>::nu(i),
+                O::<N, M, K, S>::v(l),
+                &block,
+                1.0,
+            );
+        }
+    }
+}
+
+/// Residual and exact Jacobian of the mixed step's equations at the flat unknown vector `x`
+/// (layout: `V_1..V_S`, `v1`, `hΛ_0..hΛ_S`, `hΨ_1..hΨ_S`; length [`system_len`]), for testing
+/// the Jacobian against finite differences.
+#[doc(hidden)]
+pub fn residual_and_jacobian<
+    Sys: Nonholonomic<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    h: f64,
+    state: &State<N>,
+    x: &[f64],
+    r: &mut [f64],
+    jac: Option<&mut [f64]>,
+) {
+    let start = Start {
+        t0: state.t,
+        q0: state.q,
+        p0: sys.momentum_force(state.t, &state.q, &state.v).0,
+        gq0: sys
+            .constraint_jacobian(state.t, &state.q, &SVector::zeros())
+            .gq,
+    };
+    assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
+}
+
+/// Advances `state` by `h` with the (s,s)-Gauss-Lobatto SPARK method `tab` (which must be
+/// `GaussLobatto::<S>::TABLEAU`: `s̃ = S`, `Â = A`) on a system with holonomic and
+/// nonholonomic constraints. Nothing is modified on error.
+///
+/// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
+/// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
+/// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
+/// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. The iteration count is
+/// reported in `StepStats::stage_iterations` (there is no separate end-point solve).
+pub fn step_mixed<
+    Sys: Nonholonomic<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    state: &State<N>,
+) -> Result<(State<N>, StepStats), Error> {
+    debug_assert!(tab.s_tilde == S && tab.a_hat == tab.a);
+    if !state.is_finite() {
+        return Err(Error::NonFiniteState);
+    }
+    let (t0, q0, v0) = (state.t, state.q, state.v);
+
+    // Consistency of g, the hidden constraint and k at the step start.
+    let w0 = sys.velocity_constraint_jacobian(t0, &q0, &v0);
+    let g0 = sys.constraints(t0, &q0);
+    let gq0 = w0.wv;
+    let (pos, mut vel) = inconsistency(&g0, &w0.w, &gq0);
+    let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
+    for l in 0..K {
+        let norm = k0.kv.row(l).norm();
+        let scale = if norm > 0.0 { norm } else { 1.0 };
+        vel = vel.max(k0.k[l].abs() / scale);
+    }
+    let tol_c = options.consistency_tolerance;
+    if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
+        return Err(Error::InconsistentState {
+            position: pos,
+            velocity: vel,
+        });
+    }
+    let start = Start {
+        t0,
+        q0,
+        p0: sys.momentum_force(t0, &q0, &v0).0,
+        gq0,
+    };
+
+    type L<const N: usize, const M: usize, const K: usize, const S: usize> =
+        MixedLayout<N, M, K, S>;
+    let len = system_len::<N, M, K, S>();
+    let mut xbuf = <L<N, M, K, S> as Layout>::fill(0.0);
+    let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+    for i in 0..=S {
+        x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+    }
+    let mut rbuf = <L<N, M, K, S> as Layout>::fill(0.0);
+    let r = flat::<L<N, M, K, S>, f64>(&mut rbuf);
+    let mut jbuf = zero_square::<L<N, M, K, S>>();
+    let jm = flat_square::<L<N, M, K, S>>(&mut jbuf);
+    let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
+    let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
+    let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+    let nv = (S + 1) * N;
+    loop {
+        assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, Some(&mut *jm));
+        for e in r.iter_mut() {
+            *e = -*e;
+        }
+        lu::factor(jm, perm, len).map_err(|_| monitor.singular())?;
+        lu::solve(jm, perm, r, len);
+        let mut delta = 0.0f64;
+        for (xi, di) in x.iter_mut().zip(r.iter()) {
+            *xi += di;
+        }
+        for di in &r[..nv] {
+            delta = delta.max(di.abs());
+        }
+        let vscale = x[..nv].iter().fold(max_abs(&v0), |m, v| m.max(v.abs()));
+        if vscale == 0.0 {
+            break;
+        }
+        let unit = options.tolerance * vscale;
+        let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
+        if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+            break;
+        }
+    }
+    let mut q1 = q0;
+    for j in 0..S {
+        for a in 0..N {
+            q1[a] += h * tab.b[j] * x[j * N + a];
+        }
+    }
+    let v1 = SVector::<f64, N>::from_fn(|a, _| x[S * N + a]);
+    let next = State {
+        t: t0 + h,
+        q: q1,
+        v: v1,
+    };
+    if !next.is_finite() {
+        return Err(Error::NonFiniteState);
+    }
+    Ok((
+        next,
+        StepStats {
+            stage_iterations: monitor.iterations(),
+            end_iterations: 0,
+        },
+    ))
+}
