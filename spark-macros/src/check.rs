@@ -135,33 +135,86 @@ fn holonomic_one(cx: &mut Ctxt, arena: &Arena, p: &Problem, g: Id, e: &Expr) -> 
 
 /// Per-constraint checks of `nonholonomic`: whether each constraint passed, and whether any
 /// genuine (velocity-dependent) one was found.
-fn nonholonomic(cx: &mut Ctxt, arena: &Arena, p: &Problem) -> (Vec<bool>, bool) {
-    let ok: Vec<bool> = p
-        .nonholonomic
-        .iter()
-        .zip(p.nonholonomic_exprs)
-        .map(|(&a, e)| {
-            if poisoned(arena, a) {
-                return false;
-            }
-            if let Some(c) = arena.as_const(a) {
-                constant_constraint(cx, e, c, "the velocities");
-                return false;
-            }
-            if !(0..p.vels.len()).any(|i| arena.depends_on(a, p.vars.v(i))) {
-                cx.error_spanned_help(
-                    e,
-                    "this `nonholonomic` constraint does not depend on any velocity, so it is \
-                     holonomic",
-                    "move it to `holonomic: [...]`",
-                );
-                return false;
-            }
-            true
-        })
-        .collect();
+fn nonholonomic(cx: &mut Ctxt, arena: &mut Arena, p: &Problem) -> (Vec<bool>, bool) {
+    let mut ok = Vec::new();
+    for (&a, e) in p.nonholonomic.iter().zip(p.nonholonomic_exprs) {
+        if poisoned(arena, a) {
+            ok.push(false);
+            continue;
+        }
+        if let Some(c) = arena.as_const(a) {
+            constant_constraint(cx, e, c, "the velocities");
+            ok.push(false);
+            continue;
+        }
+        if !(0..p.vels.len()).any(|i| arena.depends_on(a, p.vars.v(i))) {
+            cx.error_spanned_help(
+                e,
+                "this `nonholonomic` constraint does not depend on any velocity, so it is \
+                 holonomic",
+                "move it to `holonomic: [...]`",
+            );
+            ok.push(false);
+            continue;
+        }
+        if integrable(arena, p, a) {
+            cx.error_spanned_help(
+                e,
+                "this `nonholonomic` constraint is the time derivative of a function of `t` and \
+                 the coordinates, so it is really holonomic",
+                "write that function in `holonomic: [...]` instead: its velocity-level \
+                 constraint is then imposed as well",
+            );
+            ok.push(false);
+            continue;
+        }
+        ok.push(true);
+    }
     let genuine = ok.iter().any(|ok| *ok);
     (ok, genuine)
+}
+
+/// Whether `k(t, q, v)` is, symbolically, `d/dt φ(t, q)` for some `φ`: affine in `v`,
+/// `k = c(t, q)·v + k0(t, q)`, with the form `c·dq + k0·dt` closed (`∂c_a/∂q_b = ∂c_b/∂q_a`,
+/// `∂c_a/∂t = ∂k0/∂q_a`), hence locally exact. Only differences that simplify to zero count,
+/// so an undecided case is not reported.
+fn integrable(arena: &mut Arena, p: &Problem, k: Id) -> bool {
+    let n = p.vels.len();
+    let vars = p.vars;
+    let c: Vec<Id> = (0..n).map(|a| arena.diff(k, vars.v(a))).collect();
+    for &ca in &c {
+        for b in 0..n {
+            let d = arena.diff(ca, vars.v(b));
+            if arena.as_const(d) != Some(0.0) {
+                return false;
+            }
+        }
+    }
+    let mut k0 = k;
+    for (a, &ca) in c.iter().enumerate() {
+        let va = arena.var(vars.v(a));
+        let term = arena.mul(ca, va);
+        k0 = arena.sub(k0, term);
+    }
+    let zero = |arena: &mut Arena, x: Id, y: Id| {
+        let d = arena.sub(x, y);
+        arena.as_const(d) == Some(0.0)
+    };
+    for a in 0..n {
+        for b in a + 1..n {
+            let dab = arena.diff(c[a], vars.q(b));
+            let dba = arena.diff(c[b], vars.q(a));
+            if !zero(arena, dab, dba) {
+                return false;
+            }
+        }
+        let ct = arena.diff(c[a], Vars::TIME);
+        let k0q = arena.diff(k0, vars.q(a));
+        if !zero(arena, ct, k0q) {
+            return false;
+        }
+    }
+    true
 }
 
 /// At least as many constraints as coordinates leave no motion. True when the count is fine.
