@@ -47,6 +47,30 @@ fn least_change<const N: usize, const M: usize>(
     Ok(SVector::from(rhs.0))
 }
 
+/// Gauss-Newton for `r(x) = 0` by steps of least change in the metric `W(x)`: `eval(x)`
+/// returns `(W, ∂r/∂x, r)`; stops at round-off (relative 1e-14) or fails with the monitor's
+/// error after `max_iterations`.
+fn solve_least_change<const N: usize, const M: usize>(
+    mut x: SVector<f64, N>,
+    phase: Phase,
+    max_iterations: u32,
+    mut eval: impl FnMut(&SVector<f64, N>) -> (SMatrix<f64, N, N>, SMatrix<f64, M, N>, SVector<f64, M>),
+) -> Result<SVector<f64, N>, Error> {
+    let mut monitor = Monitor::new(phase, max_iterations);
+    loop {
+        let (metric, jac, r) = eval(&x);
+        let dx = least_change(&metric, &jac, &r, phase)?;
+        x += dx;
+        let scale = 1.0 + max_abs(&x);
+        let unit = 1e-14 * scale;
+        if monitor.judge(max_abs(&dx) / unit, 64.0 * f64::EPSILON * scale / unit)?
+            == Verdict::Converged
+        {
+            return Ok(x);
+        }
+    }
+}
+
 /// A consistent state near `state`: `q` moved onto `g(t, q) = 0` by Gauss-Newton steps of least
 /// Euclidean change, then `v` made to satisfy `g_t + G v = 0` with least change in kinetic
 /// energy (metric `∂²L/∂v²`).
@@ -58,37 +82,16 @@ pub(crate) fn project<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
         return Err(Error::NonFiniteState);
     }
     let t = state.t;
-    let mut q = state.q;
     let zero_m = SVector::<f64, M>::zeros();
     let identity = SMatrix::<f64, N, N>::identity();
-    let mut monitor = Monitor::new(Phase::ProjectPosition, 50);
-    loop {
-        let c = sys.constraint_jacobian(t, &q, &zero_m);
-        let dq = least_change(&identity, &c.gq, &c.g, Phase::ProjectPosition)?;
-        q += dq;
-        let scale = 1.0 + max_abs(&q);
-        let unit = 1e-14 * scale;
-        if monitor.judge(max_abs(&dq) / unit, 64.0 * f64::EPSILON * scale / unit)?
-            == Verdict::Converged
-        {
-            break;
-        }
-    }
-    let mut v = state.v;
-    let mut monitor = Monitor::new(Phase::ProjectVelocity, 20);
-    loop {
-        let w = sys.velocity_constraint_jacobian(t, &q, &v);
-        let metric = sys.dynamics_jacobian(t, &q, &v).lvv;
-        let dv = least_change(&metric, &w.wv, &w.w, Phase::ProjectVelocity)?;
-        v += dv;
-        let scale = 1.0 + max_abs(&v);
-        let unit = 1e-14 * scale;
-        if monitor.judge(max_abs(&dv) / unit, 64.0 * f64::EPSILON * scale / unit)?
-            == Verdict::Converged
-        {
-            break;
-        }
-    }
+    let q = solve_least_change(state.q, Phase::ProjectPosition, 50, |q| {
+        let c = sys.constraint_jacobian(t, q, &zero_m);
+        (identity, c.gq, c.g)
+    })?;
+    let v = solve_least_change(state.v, Phase::ProjectVelocity, 20, |v| {
+        let w = sys.velocity_constraint_jacobian(t, &q, v);
+        (sys.dynamics_jacobian(t, &q, v).lvv, w.wv, w.w)
+    })?;
     let out = State { t, q, v };
     if !out.is_finite() {
         return Err(Error::NonFiniteState);
@@ -109,34 +112,14 @@ pub(crate) fn project_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
         return Err(Error::NonFiniteState);
     }
     let identity = SMatrix::<f64, N, N>::identity();
-    let mut y = *y;
-    let mut monitor = Monitor::new(Phase::ProjectPosition, 50);
-    loop {
-        let (g, gy) = sys.position_constraints(t, &y);
-        let dy = least_change(&identity, &gy, &g, Phase::ProjectPosition)?;
-        y += dy;
-        let scale = 1.0 + max_abs(&y);
-        let unit = 1e-14 * scale;
-        if monitor.judge(max_abs(&dy) / unit, 64.0 * f64::EPSILON * scale / unit)?
-            == Verdict::Converged
-        {
-            break;
-        }
-    }
-    let mut z = *z;
-    let mut monitor = Monitor::new(Phase::ProjectVelocity, 50);
-    loop {
-        let w = sys.hidden_constraint(t, &y, &z);
-        let dz = least_change(&identity, &w.w_z, &w.w, Phase::ProjectVelocity)?;
-        z += dz;
-        let scale = 1.0 + max_abs(&z);
-        let unit = 1e-14 * scale;
-        if monitor.judge(max_abs(&dz) / unit, 64.0 * f64::EPSILON * scale / unit)?
-            == Verdict::Converged
-        {
-            break;
-        }
-    }
+    let y = solve_least_change(*y, Phase::ProjectPosition, 50, |y| {
+        let (g, gy) = sys.position_constraints(t, y);
+        (identity, gy, g)
+    })?;
+    let z = solve_least_change(*z, Phase::ProjectVelocity, 50, |z| {
+        let w = sys.hidden_constraint(t, &y, z);
+        (identity, w.w_z, w.w)
+    })?;
     if !y.iter().chain(z.iter()).all(|x| x.is_finite()) {
         return Err(Error::NonFiniteState);
     }
