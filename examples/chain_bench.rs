@@ -12,6 +12,7 @@
 //! * `floor`: the function and derivative evaluations one stage-Newton iteration needs
 //!   (S × `dynamics_jacobian` + S × `constraint_jacobian`), timed in isolation, and each step's
 //!   cost as a multiple of it.
+//! * `count`: a fixed number of untimed steps, for instruction counters (see `count`).
 //! * `stack`: stack bytes used by one `Integrator::step` (stack painting in a thread).
 //!
 //! Besides the tables it prints one `RESULT key=value ...` line per measurement, which
@@ -119,6 +120,8 @@ struct Short {
     err: f64,
     us_per_step: f64,
     newton_per_step: f64,
+    /// Of which in the end-point solve.
+    end_per_step: f64,
     max_g: f64,
     steps: usize,
     reps: usize,
@@ -139,14 +142,17 @@ where
     let mut reps = 0;
     let mut s = s0;
     let mut newton = 0u64;
+    let mut end = 0u64;
     while reps < 3 || (spent < 0.3 && reps < 30) {
         s = s0;
         newton = 0;
+        end = 0;
         let c0 = cpu_seconds();
         for _ in 0..steps {
             sim.step(black_box(&mut s)).unwrap();
             let st = sim.last_step_stats();
             newton += u64::from(st.stage_iterations + st.end_iterations);
+            end += u64::from(st.end_iterations);
         }
         let dt = cpu_seconds() - c0;
         best = best.min(dt);
@@ -161,6 +167,7 @@ where
         err,
         us_per_step: best / steps as f64 * 1e6,
         newton_per_step: newton as f64 / steps as f64,
+        end_per_step: end as f64 / steps as f64,
         max_g: sim.constraint_residual(&s).0,
         steps,
         reps,
@@ -347,6 +354,38 @@ macro_rules! dispatch {
     };
 }
 
+/// `count`: exactly `steps` steps (default 1000) of each chain and S, untimed, for an
+/// instruction counter: `valgrind --tool=callgrind --toggle-collect='*count_steps*'
+/// target/release/examples/chain_bench count --n 8 --s 2` gives instructions per step as the
+/// collected total divided by the step count. Steady on a loaded machine, unlike CPU time.
+fn count(a: &Args) {
+    let steps = std::env::var("CHAIN_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000usize);
+    let h = a.hs.as_ref().map_or(0.01, |v| v[0]);
+    for &n in &a.ns {
+        for &s in &a.ss {
+            let q = dispatch!(n, s, count_steps(h, steps));
+            println!("N = {n}, S = {s}, h = {h}: {steps} steps, q[0] = {q:.6}");
+        }
+    }
+}
+
+#[inline(never)]
+fn count_steps<Sys, Meth, const N: usize, const M: usize>(h: f64, steps: usize) -> f64
+where
+    Sys: Lagrangian<N, M> + Default,
+    Meth: Method,
+{
+    let mut s = start::<Sys, Meth, N, M>();
+    let mut sim = Integrator::<Sys, Meth>::new(Sys::default(), h).unwrap();
+    for _ in 0..steps {
+        sim.step(black_box(&mut s)).unwrap();
+    }
+    s.q[0]
+}
+
 fn floor_of(n: usize) -> Floor {
     match n {
         1 => floor_evals::<Chain1, 2, 1>(),
@@ -374,12 +413,13 @@ fn short(a: &Args) {
             for &h in &hs {
                 let r = dispatch!(n, s, short_run(h, &reference));
                 println!(
-                    "| {n} | {s} | {} | {h} | {:.2e} | {:.3} | {:.3e} | {:.2} | {:.1e} | {} |",
+                    "| {n} | {s} | {} | {h} | {:.2e} | {:.3} | {:.3e} | {:.2}+{:.2} | {:.1e} | {} |",
                     2 * s,
                     r.err,
                     r.us_per_step,
                     r.us_per_step * 1e-6 / h,
-                    r.newton_per_step,
+                    r.newton_per_step - r.end_per_step,
+                    r.end_per_step,
                     r.max_g,
                     r.reps
                 );
@@ -536,6 +576,7 @@ fn main() {
         "short" => short(&a),
         "long" => long(&a),
         "floor" => floor(&a),
+        "count" => count(&a),
         "stack" => stack_mode(&a),
         "all" => {
             short(&a);

@@ -405,6 +405,14 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             <#vec_m>::from([#(#exprs),*])
         }
     };
+    let mut cg_targets = vector_targets("g", &d.g);
+    cg_targets.extend(matrix_targets("gq", &d.gq, false));
+    let cg_body = filled(
+        &model,
+        &quote!(#rt::ConstraintJacobian<#n, #m>),
+        &cg_targets,
+        quote!(),
+    );
     let mut cj_targets = vector_targets("g", &d.g);
     cj_targets.extend(matrix_targets("gq", &d.gq, false));
     cj_targets.extend(matrix_targets("hess_mu", &d.hess_mu, true));
@@ -450,6 +458,11 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             #[inline]
             fn constraint_jacobian(&self, t: f64, q: &#vec_n, mu: &#vec_m) -> #rt::ConstraintJacobian<#n, #m> {
                 #cj_body
+            }
+            #[inline]
+            fn constraint_gradient(&self, t: f64, q: &#vec_n) -> (#vec_m, #na::SMatrix<f64, #m, #n>) {
+                let out = { #cg_body };
+                (out.g, out.gq)
             }
             #[inline]
             fn velocity_constraint_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraintJacobian<#n, #m> {

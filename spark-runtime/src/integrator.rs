@@ -23,10 +23,13 @@ pub struct Options {
     /// to `1 + max|q|` (and as a speed relative to `1 + max|v|`), exceeds this is rejected by
     /// `step` with [`Error::InconsistentState`]. Default `1e-8`.
     pub consistency_tolerance: f64,
-    /// Solve each step's Newton systems by simplified Newton: the iteration matrix is
-    /// assembled and factored once per solve, at the starting iterate, and reused; if that
-    /// iteration fails to converge, the solve is redone with full Newton before an error is
-    /// reported. `false`: full Newton throughout. Default `true`.
+    /// Solve each step's Newton systems by simplified Newton first: for holonomic Lagrangian
+    /// models the iteration matrix is a block-structured approximation evaluated once per step
+    /// at its start (mass matrix and constraint Jacobian there; only `N × N` and `M × M` blocks
+    /// are factored); if that iteration converges slowly (rate above 1/2) or not at all, the
+    /// solve is redone with full Newton and the exact Jacobian before an error is reported.
+    /// Converged results agree with full Newton's to round-off. `false`: full Newton
+    /// throughout. Default `true`.
     pub simplified_newton: bool,
 }
 

@@ -21,6 +21,7 @@ pub mod nonholonomic;
 pub mod odae_step;
 pub(crate) mod project;
 pub mod spark_step;
+mod stage_matrix;
 pub mod state;
 pub mod system;
 pub mod tableau;

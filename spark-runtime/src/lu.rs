@@ -6,6 +6,8 @@
 // Index loops mirror the textbook algorithm; iterator forms obscure the row/column roles.
 #![allow(clippy::needless_range_loop)]
 
+use nalgebra::{SMatrix, SVector};
+
 /// Why a factorisation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Singular {
@@ -19,6 +21,7 @@ pub struct Singular {
 /// `n · ε · max|a|` (or not finite) is reported as [`Singular`].
 pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singular> {
     debug_assert!(a.len() == n * n && perm.len() == n);
+    let a = &mut a[..n * n];
     let mut scale = 0.0f64;
     for x in a.iter() {
         if !x.is_finite() {
@@ -42,17 +45,21 @@ pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singula
         }
         perm[k] = p;
         if p != k {
-            for c in 0..n {
-                a.swap(k * n + c, p * n + c);
-            }
+            let (upper, lower) = a.split_at_mut(p * n);
+            upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
         }
-        let inv = 1.0 / a[k * n + k];
-        for r in k + 1..n {
-            let l = a[r * n + k] * inv;
-            a[r * n + k] = l;
+        // Row operations on whole slices: no bounds checks in the inner loop, which the
+        // compiler then vectorises.
+        let (done, rest) = a.split_at_mut((k + 1) * n);
+        let pivot_row = &done[k * n + k..(k + 1) * n];
+        let inv = 1.0 / pivot_row[0];
+        let tail = &pivot_row[1..];
+        for row in rest.chunks_exact_mut(n) {
+            let l = row[k] * inv;
+            row[k] = l;
             if l != 0.0 {
-                for c in k + 1..n {
-                    a[r * n + c] -= l * a[k * n + c];
+                for (x, &u) in row[k + 1..].iter_mut().zip(tail) {
+                    *x -= l * u;
                 }
             }
         }
@@ -63,22 +70,142 @@ pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singula
 /// Solves `A x = b` in place (`b` becomes `x`) with the factors from [`factor`].
 pub fn solve(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
     debug_assert!(lu.len() == n * n && perm.len() == n && b.len() == n);
+    let lu = &lu[..n * n];
+    let b = &mut b[..n];
     for k in 0..n {
         b.swap(k, perm[k]);
     }
-    for r in 0..n {
-        let mut s = b[r];
-        for c in 0..r {
-            s -= lu[r * n + c] * b[c];
-        }
-        b[r] = s;
+    for (r, row) in lu.chunks_exact(n).enumerate() {
+        let (solved, rest) = b.split_at_mut(r);
+        rest[0] -= dot(&row[..r], solved);
     }
-    for r in (0..n).rev() {
-        let mut s = b[r];
-        for c in r + 1..n {
-            s -= lu[r * n + c] * b[c];
+    for (r, row) in lu.chunks_exact(n).enumerate().rev() {
+        let (head, solved) = b.split_at_mut(r + 1);
+        head[r] = (head[r] - dot(&row[r + 1..], solved)) / row[r];
+    }
+}
+
+/// `Σ x_i y_i` with four partial sums (independent chains the processor can overlap).
+#[inline]
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let mut xs = x.chunks_exact(4);
+    let mut ys = y.chunks_exact(4);
+    for (a, b) in (&mut xs).zip(&mut ys) {
+        for i in 0..4 {
+            acc[i] += a[i] * b[i];
         }
-        b[r] = s / lu[r * n + r];
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (a, b) in xs.remainder().iter().zip(ys.remainder()) {
+        s += a * b;
+    }
+    s
+}
+
+/// The inverse of a static `K × K` matrix, for the small blocks of the structured Newton
+/// solves: applying it is a matrix-vector product (throughput-bound, vectorised) where
+/// triangular solves would be latency-bound chains of dependent operations.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Factored<const K: usize> {
+    inv: SMatrix<f64, K, K>,
+    /// The matrix (and so its inverse) is diagonal: products scale entry by entry.
+    diagonal: bool,
+}
+
+impl<const K: usize> Factored<K> {
+    /// Inverts `m` by Gauss-Jordan elimination with partial pivoting; a pivot below
+    /// `K · ε · max|m|` (or a non-finite entry) is reported as [`Singular`].
+    pub(crate) fn new(m: &SMatrix<f64, K, K>) -> Result<Self, Singular> {
+        let mut a = *m;
+        let mut inv = SMatrix::<f64, K, K>::identity();
+        let mut scale = 0.0f64;
+        for x in a.iter() {
+            if !x.is_finite() {
+                return Err(Singular { column: 0 });
+            }
+            scale = scale.max(x.abs());
+        }
+        let tiny = scale * f64::EPSILON * (K as f64);
+        // Diagonal matrices (point masses in Cartesian coordinates) invert entry by entry.
+        let diagonal = (0..K).all(|c| (0..K).all(|r| r == c || a[(r, c)] == 0.0));
+        if diagonal {
+            for k in 0..K {
+                let d = a[(k, k)];
+                if d.abs() <= tiny || d == 0.0 {
+                    return Err(Singular { column: k });
+                }
+                inv[(k, k)] = 1.0 / d;
+            }
+            return Ok(Self {
+                inv,
+                diagonal: true,
+            });
+        }
+        for k in 0..K {
+            let mut p = k;
+            for r in k + 1..K {
+                if a[(r, k)].abs() > a[(p, k)].abs() {
+                    p = r;
+                }
+            }
+            let pivot = a[(p, k)];
+            if pivot.abs() <= tiny || pivot == 0.0 {
+                return Err(Singular { column: k });
+            }
+            if p != k {
+                a.swap_rows(k, p);
+                inv.swap_rows(k, p);
+            }
+            // Multipliers of row k for every other row, then column-by-column updates
+            // (contiguous in nalgebra's column-major storage); columns whose row-k entry is zero
+            // are skipped, which makes diagonal and block-diagonal matrices cheap.
+            let d = 1.0 / pivot;
+            let mut f: [f64; K] = core::array::from_fn(|r| a[(r, k)]);
+            f[k] = 0.0;
+            for m in [&mut a, &mut inv] {
+                for col in m.as_mut_slice().chunks_exact_mut(K) {
+                    let x = col[k] * d;
+                    if x != 0.0 {
+                        for (e, fr) in col.iter_mut().zip(&f) {
+                            *e -= fr * x;
+                        }
+                    }
+                    col[k] = x;
+                }
+            }
+        }
+        Ok(Self {
+            inv,
+            diagonal: false,
+        })
+    }
+
+    /// Overwrites `x` with `m⁻¹ x`.
+    pub(crate) fn solve(&self, x: &mut SVector<f64, K>) {
+        if self.diagonal {
+            for k in 0..K {
+                x[k] *= self.inv[(k, k)];
+            }
+        } else {
+            *x = self.inv * *x;
+        }
+    }
+
+    /// `m⁻¹ b` for a block of right-hand sides.
+    pub(crate) fn apply<const C: usize>(&self, b: &SMatrix<f64, K, C>) -> SMatrix<f64, K, C> {
+        if self.diagonal {
+            let mut out = *b;
+            for k in 0..K {
+                let d = self.inv[(k, k)];
+                for c in 0..C {
+                    out[(k, c)] *= d;
+                }
+            }
+            out
+        } else {
+            self.inv * b
+        }
     }
 }
 

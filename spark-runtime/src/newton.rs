@@ -86,6 +86,12 @@ impl Monitor {
     }
 
     /// The error for a singular Newton matrix in this phase.
+    /// True when a linearly converging iteration contracts too slowly to be worth continuing
+    /// (rate above 1/2 after three iterations): simplified Newton then hands over to full Newton.
+    pub(crate) fn is_slow(&self) -> bool {
+        self.iterations >= 3 && self.rate > 0.5
+    }
+
     pub(crate) fn singular(&self) -> Error {
         Error::SingularJacobian { phase: self.phase }
     }

@@ -11,22 +11,25 @@
 //!
 //! Scaling the multipliers by `h` and the position constraints by `1/h` makes every block of the
 //! Newton matrix O(1), so its conditioning does not degrade as `h → 0`. The Newton matrix is the
-//! exact Jacobian assembled from the model's second derivatives. By default each solve is a
-//! simplified Newton iteration: the matrix is assembled and factored once, at the starting
-//! iterate (it changes only by O(h²) within a step), and later iterations evaluate residuals only
-//! (`momentum_force`, `constraint_jacobian`); if that iteration fails to converge, the solve falls
-//! back to full Newton (`Options::simplified_newton`).
+//! exact Jacobian assembled from the model's second derivatives (full Newton). By default each
+//! solve is first a simplified Newton iteration with a block-structured approximation of that
+//! matrix, evaluated once per step (`stage_matrix`: mass matrix and constraint Jacobian at the step
+//! start, so the stages decouple and only an N × N and an M × M matrix are factored), started from
+//! a predicted acceleration (error O(h²) instead of O(h)); its iterations evaluate residuals only
+//! (`momentum_force`, `constraint_gradient`). If it converges slowly or not at all, the solve
+//! falls back to full Newton (`Options::simplified_newton`).
 
 // The loops index stages, blocks and components the way the paper writes its subscripts.
 #![allow(clippy::needless_range_loop)]
 
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
 use crate::integrator::{max_abs, Options, StepStats};
 use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::lu;
+use crate::lu::{self, Factored};
 use crate::newton::{Monitor, Verdict};
+use crate::stage_matrix::{EndMatrix, StageMatrix};
 use crate::state::State;
 use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian};
 
@@ -64,8 +67,6 @@ pub struct SparkTableau<const S: usize> {
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.
 type StageLayout<const N: usize, const M: usize, const S: usize> =
     Cat<Arr<Arr<Scalar, N>, S>, Arr<Arr<Scalar, M>, S>>;
-/// Unknowns of the end-point solve: the end velocity, then the last scaled multiplier.
-type EndLayout<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
 
 /// Consistency of a state: constraint violations turned into a distance and a speed.
 pub(crate) fn inconsistency<const N: usize, const M: usize>(
@@ -87,6 +88,77 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
 /// Factor on the tolerance of the simplified Newton iterations (see `step`).
 const SIMPLIFIED_MARGIN: f64 = 0.01;
 
+/// The error that sends a slowly converging simplified iteration to full Newton.
+fn slow(phase: Phase, iterations: u32) -> Error {
+    Error::NoConvergence {
+        phase,
+        iterations,
+        residual: f64::NAN,
+    }
+}
+
+/// Assembles the exact stage Newton matrix (row-major, `S(N+M)` square) at the current
+/// iterate: `dyns` at the stages, `cons` at the Lobatto nodes (Hessians contracted with the
+/// current multipliers), `gq0 = G(t0, q0)`.
+fn assemble_stage_matrix<const N: usize, const M: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    h: f64,
+    dyns: &[DynamicsJacobian<N>; S],
+    cons: &[ConstraintJacobian<N, M>; S],
+    gq0: &SMatrix<f64, M, N>,
+    jm: &mut [f64],
+) {
+    let st = tab.s_tilde;
+    let k_len = <StageLayout<N, M, S> as Layout>::LEN;
+    let vcol = |k: usize, b: usize| k * N + b;
+    let mcol = |j: usize, l: usize| S * N + j * M + l;
+    jm.fill(0.0);
+    for i in 0..S {
+        if i >= st {
+            for l in 0..M {
+                jm[mcol(i, l) * k_len + mcol(i, l)] = 1.0;
+            }
+        }
+        // ∂ρ_i/∂V_k.
+        for k in 0..S {
+            let mut block =
+                dyns[i].lvq * (h * tab.a[i][k]) - dyns[k].lvq.transpose() * (h * tab.a_hat[i][k]);
+            if i == k {
+                block += dyns[i].lvv;
+            }
+            for j in 0..S {
+                block -= dyns[j].lqq * (h * h * tab.a_hat[i][j] * tab.a[j][k]);
+            }
+            for j in 1..st {
+                block += cons[j - 1].hess_mu * (h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k]);
+            }
+            for a in 0..N {
+                for b in 0..N {
+                    jm[vcol(i, a) * k_len + vcol(k, b)] = block[(a, b)];
+                }
+            }
+        }
+        // ∂ρ_i/∂μ_j and ∂σ_i/∂V_k.
+        for j in 0..S {
+            for a in 0..N {
+                for l in 0..M {
+                    let d = if j == 0 {
+                        tab.a_til0[i] * gq0[(l, a)]
+                    } else if j < st {
+                        tab.a_til[i][j - 1] * cons[j - 1].gq[(l, a)]
+                    } else {
+                        0.0
+                    };
+                    jm[vcol(i, a) * k_len + mcol(j, l)] = d;
+                    if i < st {
+                        jm[mcol(i, l) * k_len + vcol(j, a)] = tab.a_bar[i][j] * cons[i].gq[(l, a)];
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The converged stage solve.
 struct StageSolution<const N: usize, const M: usize, const S: usize> {
     vs: [SVector<f64, N>; S],
@@ -94,7 +166,7 @@ struct StageSolution<const N: usize, const M: usize, const S: usize> {
     /// `∂L/∂q` at the stages.
     forces: [SVector<f64, N>; S],
     /// Constraints and their Jacobians at the Lobatto nodes `1..s̃`.
-    cons: [ConstraintJacobian<N, M>; S],
+    cons: [(SVector<f64, M>, SMatrix<f64, M, N>); S],
     iterations: u32,
 }
 
@@ -145,7 +217,21 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 velocity: vel,
             });
         }
-        let (p0, _) = sys.momentum_force(t0, &q0, &v0);
+        // Simplified Newton's block-structured iteration matrix, from the step start (see
+        // `stage_matrix`); `None` when it is singular (full Newton then).
+        let (p0, approx, guess, lvv0) = if options.simplified_newton {
+            let d0 = sys.dynamics_jacobian(t0, &q0, &v0);
+            let q_mid = q0 + v0 * (0.5 * h);
+            let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
+            let approx = StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok();
+            let guess = approx
+                .as_ref()
+                .map(|a| a.predict(&(d0.f - d0.lvq * v0), &(start.wq * v0)))
+                .filter(|(a, l)| a.iter().chain(l.iter()).all(|x| x.is_finite()));
+            (d0.p, approx, guess, Some(d0.lvv))
+        } else {
+            (sys.momentum_force(t0, &q0, &v0).0, None, None, None)
+        };
 
         let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
         let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
@@ -174,21 +260,31 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         let solve_stages = |simplified: bool| -> Result<StageSolution<N, M, S>, Error> {
             let mut vs = [v0; S];
             let mut mu = [zero_m; S];
-            let mut cons = [ConstraintJacobian::<N, M>::default(); S];
+            if let Some((accel, lambda)) = guess {
+                for i in 0..S {
+                    vs[i] += accel * (h * tab.c[i]);
+                    if i < st {
+                        mu[i] = lambda * h;
+                    }
+                }
+            }
+            let mut cons = [(zero_m, SMatrix::<f64, M, N>::zeros()); S];
             let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
             let mut converged = false;
-            let mut jac = zero_square::<StageLayout<N, M, S>>();
-            let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
-            let mut factored = false;
+            let approx = if simplified {
+                match &approx {
+                    Some(a) => Some(a),
+                    None => return Err(slow(Phase::Stages, 0)),
+                }
+            } else {
+                None
+            };
             loop {
                 let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a, i));
                 let qls: [SVector<f64, N>; S] =
                     core::array::from_fn(|i| positions(&vs, &tab.a_bar, i));
-                // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs
-                // to the end-point solve and never enters a stage, since ã_is = 0).
                 for i in 0..st {
-                    let m = if i + 1 < st { mu[i + 1] } else { zero_m };
-                    cons[i] = sys.constraint_jacobian(lobatto_times[i], &qls[i], &m);
+                    cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
                 }
                 if converged {
                     let forces =
@@ -201,8 +297,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                         iterations: monitor.iterations(),
                     });
                 }
-                let refactor = !(simplified && factored);
-                let dyns: Option<[DynamicsJacobian<N>; S]> = if refactor {
+                let dyns: Option<[DynamicsJacobian<N>; S]> = if approx.is_none() {
                     Some(core::array::from_fn(|i| {
                         sys.dynamics_jacobian(times[i], &qs[i], &vs[i])
                     }))
@@ -214,94 +309,74 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                     None => core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i])),
                 };
 
-                let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
-                {
-                    let r = flat::<StageLayout<N, M, S>, f64>(&mut rhs);
-                    let vcol = |k: usize, b: usize| k * N + b;
-                    let mcol = |j: usize, l: usize| S * N + j * M + l;
+                // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
+                // multiplier slots (s̃ < S) get the trivial equation μ = 0.
+                let mut rv = [SVector::<f64, N>::zeros(); S];
+                let mut rmu = [zero_m; S];
+                // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
+                let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
+                    if j == 0 {
+                        gq0.tr_mul(&mu[0])
+                    } else if j < st {
+                        cons[j - 1].1.tr_mul(&mu[j])
+                    } else {
+                        SVector::zeros()
+                    }
+                });
+                for i in 0..S {
+                    let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
+                    for j in 0..S {
+                        rho -= pf[j].1 * (h * tab.a_hat[i][j]);
+                    }
+                    for j in 1..st {
+                        rho += reactions[j] * tab.a_til[i][j - 1];
+                    }
+                    rv[i] = -rho;
+                    rmu[i] = if i < st { -cons[i].0 / h } else { -mu[i] };
+                }
+                if let Some(approx) = approx {
+                    approx.solve(tab, &mut rv, &mut rmu);
+                } else if let Some(dyns) = &dyns {
+                    let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
                     for i in 0..S {
-                        // Residual ρ_i of (4.4b).
-                        let mut rho = pf[i].0 - p0;
-                        for j in 0..S {
-                            rho -= pf[j].1 * (h * tab.a_hat[i][j]);
-                        }
-                        rho += gq0.transpose() * mu[0] * tab.a_til0[i];
-                        for j in 1..st {
-                            rho += cons[j - 1].gq.transpose() * mu[j] * tab.a_til[i][j - 1];
-                        }
                         for a in 0..N {
-                            r[vcol(i, a)] = -rho[a];
+                            rhs.0[i][a] = rv[i][a];
                         }
-                        // Residual σ_i = g(Q̃_i)/h of (4.4d).
-                        // Unused multiplier slots (s̃ < S) get the trivial equation μ = 0.
                         for l in 0..M {
-                            r[mcol(i, l)] = if i < st { -cons[i].g[l] / h } else { -mu[i][l] };
+                            rhs.1[i][l] = rmu[i][l];
                         }
                     }
+                    // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs
+                    // to the end-point solve and never enters a stage, since ã_is = 0).
+                    let hessians: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|i| {
+                        if i < st {
+                            let m = if i + 1 < st { mu[i + 1] } else { zero_m };
+                            sys.constraint_jacobian(lobatto_times[i], &qls[i], &m)
+                        } else {
+                            ConstraintJacobian::default()
+                        }
+                    });
+                    let mut jac = zero_square::<StageLayout<N, M, S>>();
+                    let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
                     let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
                     let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
-                    if let Some(dyns) = &dyns {
-                        jm.fill(0.0);
-                        for i in 0..S {
-                            if i >= st {
-                                for l in 0..M {
-                                    jm[mcol(i, l) * k_len + mcol(i, l)] = 1.0;
-                                }
-                            }
-                            // ∂ρ_i/∂V_k.
-                            for k in 0..S {
-                                let mut block = dyns[i].lvq * (h * tab.a[i][k])
-                                    - dyns[k].lvq.transpose() * (h * tab.a_hat[i][k]);
-                                if i == k {
-                                    block += dyns[i].lvv;
-                                }
-                                for j in 0..S {
-                                    block -= dyns[j].lqq * (h * h * tab.a_hat[i][j] * tab.a[j][k]);
-                                }
-                                for j in 1..st {
-                                    block += cons[j - 1].hess_mu
-                                        * (h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k]);
-                                }
-                                for a in 0..N {
-                                    for b in 0..N {
-                                        jm[vcol(i, a) * k_len + vcol(k, b)] = block[(a, b)];
-                                    }
-                                }
-                            }
-                            // ∂ρ_i/∂μ_j and ∂σ_i/∂V_k.
-                            for j in 0..S {
-                                for a in 0..N {
-                                    for l in 0..M {
-                                        let d = if j == 0 {
-                                            tab.a_til0[i] * gq0[(l, a)]
-                                        } else if j < st {
-                                            tab.a_til[i][j - 1] * cons[j - 1].gq[(l, a)]
-                                        } else {
-                                            0.0
-                                        };
-                                        jm[vcol(i, a) * k_len + mcol(j, l)] = d;
-                                        if i < st {
-                                            jm[mcol(i, l) * k_len + vcol(j, a)] =
-                                                tab.a_bar[i][j] * cons[i].gq[(l, a)];
-                                        }
-                                    }
-                                }
-                            }
+                    assemble_stage_matrix(tab, h, dyns, &hessians, &gq0, jm);
+                    lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
+                    lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut rhs), k_len);
+                    for i in 0..S {
+                        for a in 0..N {
+                            rv[i][a] = rhs.0[i][a];
                         }
-                        lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
-                        factored = true;
+                        for l in 0..M {
+                            rmu[i][l] = rhs.1[i][l];
+                        }
                     }
-                    lu::solve(jm, p, r, k_len);
                 }
                 let mut delta = 0.0f64;
                 for i in 0..S {
-                    for a in 0..N {
-                        vs[i][a] += rhs.0[i][a];
-                        delta = delta.max(rhs.0[i][a].abs());
-                    }
-                    for l in 0..M {
-                        mu[i][l] += rhs.1[i][l];
-                    }
+                    vs[i] += rv[i];
+                    delta = delta.max(max_abs(&rv[i]));
+                    mu[i] += rmu[i];
                 }
                 let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
                 if vscale == 0.0 {
@@ -312,6 +387,8 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
                 if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                     converged = true;
+                } else if simplified && monitor.is_slow() {
+                    return Err(slow(Phase::Stages, monitor.iterations()));
                 }
             }
         };
@@ -328,73 +405,48 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         // ---- end-point solve ---------------------------------------------------------------
         let t1 = t0 + h;
         let q1 = positions(&vs, &tab.a_bar, st - 1);
-        let gq1 = cons[st - 1].gq;
-        let mut known = -p0 + gq0.transpose() * mu[0] * tab.b_lob0;
+        let gq1 = cons[st - 1].1;
+        let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
         for j in 0..S {
             known -= forces[j] * (h * tab.b[j]);
         }
         for j in 1..st {
-            known += cons[j - 1].gq.transpose() * mu[j] * tab.b_lob[j - 1];
+            known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
         }
         let weight = tab.b_lob[st - 1];
-        let e_len = <EndLayout<N, M> as Layout>::LEN;
-        // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [G, 0]] factored once.
+        // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
+        // eliminating the velocity block (once per solve when simplified).
         let solve_end = |simplified: bool| -> Result<(SVector<f64, N>, u32), Error> {
             let mut v1 = vs[S - 1];
             let mut mu_end = zero_m;
             let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
-            let mut jac = zero_square::<EndLayout<N, M>>();
-            let mut perm = <EndLayout<N, M> as Layout>::fill(0usize);
-            let mut factored = false;
+            let mut matrix: Option<EndMatrix<N, M>> = None;
             loop {
-                let refactor = !(simplified && factored);
                 let w = sys.velocity_constraint_jacobian(t1, &q1, &v1);
-                let p = if refactor {
+                let p = if matrix.is_none() || !simplified {
                     let d = sys.dynamics_jacobian(t1, &q1, &v1);
-                    for a in 0..N {
-                        for b in 0..N {
-                            jac.0[a].0[b] = d.lvv[(a, b)];
-                        }
-                        for l in 0..M {
-                            jac.0[a].1[l] = weight * gq1[(l, a)];
-                            jac.1[l].0[a] = w.wv[(l, a)];
-                        }
-                    }
-                    for l in 0..M {
-                        for k in 0..M {
-                            jac.1[l].1[k] = 0.0;
-                        }
-                    }
+                    // A constant mass matrix (equal to the step start's) is not factored again.
+                    let mass = match (&approx, &lvv0) {
+                        (Some(a), Some(l0)) if *l0 == d.lvv => Ok(*a.mass()),
+                        _ => Factored::new(&d.lvv),
+                    };
+                    let factored = mass
+                        .and_then(|mass| EndMatrix::new(mass, weight, &gq1, &w.wv))
+                        .map_err(|_| monitor.singular())?;
+                    matrix = Some(factored);
                     d.p
                 } else {
                     sys.momentum_force(t1, &q1, &v1).0
                 };
-                let rho = p + known + gq1.transpose() * mu_end * weight;
-                let mut rhs = <EndLayout<N, M> as Layout>::fill(0.0);
-                for a in 0..N {
-                    rhs.0[a] = -rho[a];
+                let rho = p + known + gq1.tr_mul(&mu_end) * weight;
+                let mut dv = -rho;
+                let mut dmu = -w.w;
+                if let Some(m) = &matrix {
+                    m.solve(&mut dv, &mut dmu);
                 }
-                for l in 0..M {
-                    rhs.1[l] = -w.w[l];
-                }
-                {
-                    let jm = flat_square::<EndLayout<N, M>>(&mut jac);
-                    let pm = flat::<EndLayout<N, M>, usize>(&mut perm);
-                    let r = flat::<EndLayout<N, M>, f64>(&mut rhs);
-                    if refactor {
-                        lu::factor(jm, pm, e_len).map_err(|_| monitor.singular())?;
-                        factored = true;
-                    }
-                    lu::solve(jm, pm, r, e_len);
-                }
-                let mut delta = 0.0f64;
-                for a in 0..N {
-                    v1[a] += rhs.0[a];
-                    delta = delta.max(rhs.0[a].abs());
-                }
-                for l in 0..M {
-                    mu_end[l] += rhs.1[l];
-                }
+                v1 += dv;
+                mu_end += dmu;
+                let delta = max_abs(&dv);
                 let vscale = max_abs(&v1).max(max_abs(&v0));
                 if vscale == 0.0 {
                     return Ok((v1, monitor.iterations()));
@@ -403,6 +455,8 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 let noise = 64.0 * f64::EPSILON * vscale;
                 if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                     return Ok((v1, monitor.iterations()));
+                } else if simplified && monitor.is_slow() {
+                    return Err(slow(Phase::EndPoint, monitor.iterations()));
                 }
             }
         };

@@ -128,6 +128,18 @@ pub trait Lagrangian<const N: usize, const M: usize>: Model {
         mu: &SVector<f64, M>,
     ) -> ConstraintJacobian<N, M>;
 
+    /// `g` and `G = g_q` only: what the residuals of simplified Newton iterations need
+    /// ([`Lagrangian::constraint_jacobian`] without the Hessian term). `mechanics!` emits a
+    /// version that skips the second derivatives.
+    fn constraint_gradient(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+    ) -> (SVector<f64, M>, SMatrix<f64, M, N>) {
+        let c = self.constraint_jacobian(t, q, &SVector::zeros());
+        (c.g, c.gq)
+    }
+
     /// `g_t + G v` and its derivatives.
     fn velocity_constraint_jacobian(
         &self,
