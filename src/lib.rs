@@ -38,7 +38,7 @@
 
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
-    local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Error, GaussLobatto,
+    local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Emprk, Error, GaussLobatto,
     Integrator, Lagrangian, LobattoIIIAB, LocalModelJacobians, LocalModelOde, LocalModelStats,
     Method, Model, Options, Phase, Rklm, SparkTableau, Srklm, State, StepStats, SymplecticEuler,
     VelocityConstraintJacobian,

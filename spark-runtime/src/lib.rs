@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod dae;
+pub mod emprk_step;
 pub mod error;
 pub mod hamiltonian;
 pub mod integrator;
@@ -26,6 +27,7 @@ pub mod state;
 pub mod system;
 pub mod tableau;
 
+pub use emprk_step::{Emprk, EmprkTableau};
 pub use error::{Error, Phase};
 pub use integrator::{Advance, Integrator, Method, Options, StepStats};
 pub use local_model::{LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm};

@@ -1,0 +1,570 @@
+//! The (s,s)-Gauss-Lobatto EMPRK method (thesis of S. Small, Definition 6.2.1) through the
+//! macro: `Emprk<1>` is `GaussLobatto<1>` step for step; without nonholonomic constraints
+//! `Emprk<S>`'s mixed step reproduces the Gauss-Lobatto SPARK step; orders 2S (S = 1, 2, 3) on
+//! the nonholonomic particle, the skate (§8.3.2, ℓ = 1) and the ball on a rotating table
+//! (§8.3.3, repair (a) v2 = −3); constraint residuals after every step; the internal Lobatto
+//! stages lie on k = 0; the exact Jacobian against finite differences; errors leave the state
+//! untouched.
+
+mod common;
+
+use spark::{Emprk, GaussLobatto, Integrator, Lagrangian, Method, Options, State};
+use spark_runtime::emprk_step::{residual_and_jacobian, step_emprk_stages, system_len};
+use spark_runtime::nonholonomic::{Nonholonomic, NonholonomicJacobian};
+
+spark::mechanics! {
+    /// The nonholonomic particle: L = ½|v|² − (q1² + q2²), k = v3 − q2 v1.
+    pub struct Particle {
+        coordinates: [q1, q2, q3],
+        velocities: [v1, v2, v3],
+        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - (q1.powi(2) + q2.powi(2)),
+        nonholonomic: [v3 - q2 * v1],
+    }
+}
+
+spark::mechanics! {
+    /// The skate (a rod with two point masses) on an inclined plane (thesis §8.3.2, ℓ = 1).
+    pub struct Skate {
+        coordinates: [q1, q2, q3, q4],
+        velocities: [v1, v2, v3, v4],
+        parameters: [m = 1.0, l = 1.0, gs = 1.0],
+        lagrangian: 0.25 * m * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2))
+            + 0.5 * m * gs * (q1 + q3),
+        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - l.powi(2))],
+        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
+    }
+}
+
+spark::mechanics! {
+    /// Ball rolling on a table turning with angular speed `omega` (thesis §8.3.3).
+    pub struct BallTable {
+        coordinates: [q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11],
+        velocities: [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11],
+        parameters: [m = 1.0, inertia = 1.0, r = 1.0, omega = 1.0],
+        lagrangian: 0.5 * m * (v1.powi(2) + v2.powi(2))
+            + 0.5 * inertia * (v3.powi(2) + v4.powi(2) + v5.powi(2) + v6.powi(2) + v7.powi(2)
+                + v8.powi(2) + v9.powi(2) + v10.powi(2) + v11.powi(2)),
+        holonomic: [
+            q3.powi(2) + q6.powi(2) + q9.powi(2) - 1.0,
+            q3 * q4 + q6 * q7 + q9 * q10,
+            q3 * q5 + q6 * q8 + q9 * q11,
+            q4.powi(2) + q7.powi(2) + q10.powi(2) - 1.0,
+            q4 * q5 + q7 * q8 + q10 * q11,
+            q5.powi(2) + q8.powi(2) + q11.powi(2) - 1.0,
+        ],
+        nonholonomic: [
+            v1 - r * (v3 * q9 + v4 * q10 + v5 * q11) + omega * q2,
+            v2 - r * (v9 * q6 + v10 * q7 + v11 * q8) - omega * q1,
+        ],
+    }
+}
+
+spark::mechanics! {
+    /// The pendulum of thesis §8.3.1 (gravity along +q2, g = ½(|q|² − ℓ²)).
+    pub struct Pendulum {
+        coordinates: [q1, q2],
+        velocities: [v1, v2],
+        parameters: [m = 1.0, l = 1.0, gamma = 1.0],
+        lagrangian: 0.5 * m * (v1.powi(2) + v2.powi(2)) + m * gamma * q2,
+        holonomic: [0.5 * (q1.powi(2) + q2.powi(2) - l.powi(2))],
+    }
+}
+
+/// The pendulum as a "mixed" model with no nonholonomic constraint, so that the EMPRK step
+/// itself (not the holonomic step it delegates to) can be run on it.
+impl Nonholonomic<2, 1, 0> for Pendulum {
+    fn nonholonomic_constraints(
+        &self,
+        _t: f64,
+        _q: &nalgebra::SVector<f64, 2>,
+        _v: &nalgebra::SVector<f64, 2>,
+    ) -> nalgebra::SVector<f64, 0> {
+        nalgebra::SVector::zeros()
+    }
+    fn nonholonomic_jacobian(
+        &self,
+        _t: f64,
+        _q: &nalgebra::SVector<f64, 2>,
+        _v: &nalgebra::SVector<f64, 2>,
+        _psi: &nalgebra::SVector<f64, 0>,
+    ) -> NonholonomicJacobian<2, 0> {
+        NonholonomicJacobian::default()
+    }
+}
+
+fn particle_start() -> State<3> {
+    State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+}
+
+fn skate_start() -> State<4> {
+    State::new(0.0, [-0.5, 0.0, 0.5, 0.0], [0.0, -0.5, 0.0, 0.5])
+}
+
+/// Ball: centre (3, 0), Q = identity, spin 6 about the x-axis, repair (a) v2 = −3.
+fn ball_start() -> State<11> {
+    State::new(
+        0.0,
+        [3.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        [0.0, -3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0, 0.0, -6.0, 0.0],
+    )
+}
+
+/// The state after `t_end / h` steps; asserts |g|, |g_t + G v| and |k| < 1e-12 after every step.
+fn run<Sys, Meth, const N: usize, const M: usize>(
+    sys: Sys,
+    s0: State<N>,
+    h: f64,
+    t_end: f64,
+) -> State<N>
+where
+    Sys: Lagrangian<N, M>,
+    Meth: Method,
+{
+    let mut sim = Integrator::<Sys, Meth>::new(sys, h).unwrap();
+    let mut s = s0;
+    let n = (t_end / h).round() as usize;
+    assert!((n as f64 * h - t_end).abs() < 1e-12);
+    for _ in 0..n {
+        sim.step(&mut s).unwrap();
+        let (g, w) = sim.constraint_residual(&s);
+        assert!(g < 1e-12 && w < 1e-12, "t = {}: {g:e} {w:e}", s.t);
+    }
+    s
+}
+
+fn max_diff<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
+    (0..N).fold(0.0f64, |m, i| {
+        m.max((a.q[i] - b.q[i]).abs()).max((a.v[i] - b.v[i]).abs())
+    })
+}
+
+fn q_error<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
+    (0..N).fold(0.0f64, |m, i| m.max((a.q[i] - b.q[i]).abs()))
+}
+
+/// Steps `Emprk<1>` and `GaussLobatto<1>` side by side; returns the largest difference.
+fn lockstep<Sys, const N: usize, const M: usize>(sys: Sys, s0: State<N>, h: f64, n: usize) -> f64
+where
+    Sys: Lagrangian<N, M> + Copy,
+{
+    let mut a = Integrator::<Sys, Emprk<1>>::new(sys, h).unwrap();
+    let mut b = Integrator::<Sys, GaussLobatto<1>>::new(sys, h).unwrap();
+    let (mut sa, mut sb) = (s0, s0);
+    let mut worst = 0.0f64;
+    for _ in 0..n {
+        a.step(&mut sa).unwrap();
+        b.step(&mut sb).unwrap();
+        worst = worst.max(max_diff(&sa, &sb));
+    }
+    worst
+}
+
+#[test]
+fn emprk1_is_spark1_step_for_step() {
+    let d = lockstep(Particle {}, particle_start(), 0.1, 100);
+    eprintln!("particle: max |EMPRK<1> − SPARK<1>| over 100 steps = {d:e}");
+    assert!(d < 1e-13, "{d:e}");
+    let d = lockstep(Skate::default(), skate_start(), 0.1, 100);
+    eprintln!("skate: max |EMPRK<1> − SPARK<1>| over 100 steps = {d:e}");
+    assert!(d < 1e-13, "{d:e}");
+    let d = lockstep(BallTable::default(), ball_start(), 0.05, 40);
+    eprintln!("ball: max |EMPRK<1> − SPARK<1>| over 40 steps = {d:e}");
+    assert!(d < 1e-12, "{d:e}");
+}
+
+/// Runs the EMPRK step itself on the pendulum (K = 0) beside `GaussLobatto<S>`.
+fn pendulum_lockstep<const S: usize>(h: f64, n: usize) -> f64 {
+    let sys = Pendulum::default();
+    let mut b = Integrator::<Pendulum, GaussLobatto<S>>::new(sys, h).unwrap();
+    let (mut sa, mut sb) = (
+        State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
+        State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
+    );
+    let opts = Options::default();
+    let mut worst = 0.0f64;
+    for _ in 0..n {
+        sa = step_emprk_stages::<Pendulum, 2, 1, 0, S>(&Emprk::<S>::TABLEAU, &sys, h, &opts, &sa)
+            .unwrap()
+            .0;
+        b.step(&mut sb).unwrap();
+        worst = worst.max(max_diff(&sa, &sb));
+    }
+    worst
+}
+
+#[test]
+fn without_nonholonomic_constraints_emprk_is_spark() {
+    for (s, d) in [
+        (1, pendulum_lockstep::<1>(0.1, 200)),
+        (2, pendulum_lockstep::<2>(0.1, 200)),
+        (3, pendulum_lockstep::<3>(0.1, 200)),
+    ] {
+        eprintln!("pendulum S={s}: max |EMPRK step − GaussLobatto step| over 200 steps = {d:e}");
+        assert!(d < 1e-12, "S={s}: {d:e}");
+    }
+    // Through the integrator a holonomic model takes the Gauss-Lobatto step itself.
+    let a = run::<Pendulum, Emprk<2>, 2, 1>(
+        Pendulum::default(),
+        State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
+        0.1,
+        2.0,
+    );
+    let b = run::<Pendulum, GaussLobatto<2>, 2, 1>(
+        Pendulum::default(),
+        State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
+        0.1,
+        2.0,
+    );
+    assert_eq!(a, b);
+}
+
+/// Global q-errors at `t_end` of `Emprk<S>` for the steps `hs` against `reference`.
+fn errors<Sys, const S: usize, const N: usize, const M: usize>(
+    sys: Sys,
+    s0: State<N>,
+    t_end: f64,
+    hs: &[f64],
+    reference: &State<N>,
+) -> Vec<f64>
+where
+    Sys: Lagrangian<N, M> + Copy,
+{
+    hs.iter()
+        .map(|&h| q_error(&run::<Sys, Emprk<S>, N, M>(sys, s0, h, t_end), reference))
+        .collect()
+}
+
+/// Orders 2, 4, 6 of `Emprk<1..3>` against a reference computed with `Emprk<4>` (order 8),
+/// itself checked against `GaussLobatto<4>` at the same step.
+fn orders<Sys, const N: usize, const M: usize>(
+    label: &str,
+    sys: Sys,
+    s0: State<N>,
+    t_end: f64,
+    h_ref: f64,
+    hs: [&[f64]; 3],
+) where
+    Sys: Lagrangian<N, M> + Copy,
+{
+    let reference = run::<Sys, Emprk<4>, N, M>(sys, s0, h_ref, t_end);
+    let other = run::<Sys, GaussLobatto<4>, N, M>(sys, s0, h_ref, t_end);
+    let d = q_error(&reference, &other);
+    eprintln!("{label}: references EMPRK<4> vs SPARK<4> at h = {h_ref}: {d:e}");
+    assert!(d < 1e-12, "{d:e}");
+    let e = errors::<Sys, 1, N, M>(sys, s0, t_end, hs[0], &reference);
+    common::assert_order(&format!("{label} EMPRK S=1"), 2.0, hs[0], &e);
+    let e = errors::<Sys, 2, N, M>(sys, s0, t_end, hs[1], &reference);
+    common::assert_order(&format!("{label} EMPRK S=2"), 4.0, hs[1], &e);
+    let e = errors::<Sys, 3, N, M>(sys, s0, t_end, hs[2], &reference);
+    common::assert_order(&format!("{label} EMPRK S=3"), 6.0, hs[2], &e);
+}
+
+#[test]
+fn particle_orders_2s() {
+    orders(
+        "particle",
+        Particle {},
+        particle_start(),
+        2.0,
+        0.01,
+        [&[0.1, 0.05, 0.025], &[0.2, 0.1, 0.05], &[0.2, 0.1, 0.05]],
+    );
+}
+
+#[test]
+fn skate_orders_2s() {
+    orders(
+        "skate",
+        Skate::default(),
+        skate_start(),
+        2.0,
+        0.01,
+        [
+            &[0.1, 0.05, 0.025],
+            &[0.2, 0.1, 0.05, 0.025],
+            &[0.4, 0.2, 0.1],
+        ],
+    );
+}
+
+#[test]
+fn ball_orders_2s() {
+    orders(
+        "ball",
+        BallTable::default(),
+        ball_start(),
+        1.0,
+        0.01,
+        [
+            &[0.05, 0.025, 0.0125],
+            &[0.1, 0.05, 0.025],
+            &[0.2, 0.1, 0.05],
+        ],
+    );
+}
+
+#[test]
+fn emprk2_differs_from_spark2_when_there_is_a_nonholonomic_constraint() {
+    // Both have order 4, but they are different methods: the dispatch really reaches the
+    // EMPRK step. Thesis prototype (guide §7): q-errors at T = 2, h = 0.2 of 1.4e-5 (SPARK) and
+    // 1.1e-5 (EMPRK).
+    let a = run::<Skate, Emprk<2>, 4, 1>(Skate::default(), skate_start(), 0.2, 2.0);
+    let b = run::<Skate, GaussLobatto<2>, 4, 1>(Skate::default(), skate_start(), 0.2, 2.0);
+    let d = q_error(&a, &b);
+    eprintln!("skate h = 0.2: |q_EMPRK − q_SPARK| at T = 2: {d:e}");
+    assert!(d > 1e-6, "{d:e}");
+}
+
+/// Compares the assembled Jacobian with central finite differences of the residual.
+fn check_jacobian<Sys, const N: usize, const M: usize, const K: usize, const S: usize>(
+    sys: &Sys,
+    s0: &State<N>,
+    h: f64,
+) where
+    Sys: Nonholonomic<N, M, K>,
+{
+    let tab = Emprk::<S>::TABLEAU;
+    let n = system_len::<N, M, K, S>();
+    assert_eq!(n, 2 * S * N + (S + 1) * M + S * K);
+    // A generic point: velocities near v0, nonzero multipliers.
+    let x: Vec<f64> = (0..n)
+        .map(|i| {
+            let base = if i < 2 * S * N { s0.v[i % N] } else { 0.0 };
+            base + 0.3 * ((i as f64) * 1.7 + 0.4).sin()
+        })
+        .collect();
+    let mut r = vec![0.0; n];
+    let mut jac = vec![0.0; n * n];
+    residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &x, &mut r, Some(&mut jac));
+    let eps = 1e-6;
+    let mut worst = 0.0f64;
+    let scale = jac.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for c in 0..n {
+        let (mut xp, mut xm) = (x.clone(), x.clone());
+        xp[c] += eps;
+        xm[c] -= eps;
+        let (mut rp, mut rm) = (vec![0.0; n], vec![0.0; n]);
+        residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &xp, &mut rp, None);
+        residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &xm, &mut rm, None);
+        for row in 0..n {
+            let fd = (rp[row] - rm[row]) / (2.0 * eps);
+            let d = (fd - jac[row * n + c]).abs() / scale;
+            assert!(
+                d < 1e-7,
+                "S={S}: J[{row},{c}] = {} but finite difference {fd}",
+                jac[row * n + c]
+            );
+            worst = worst.max(d);
+        }
+    }
+    eprintln!("S={S} n={n}: max |J - FD| / max|J| = {worst:e}");
+}
+
+#[test]
+fn jacobian_matches_finite_differences() {
+    let skate = Skate::default();
+    check_jacobian::<Skate, 4, 1, 1, 1>(&skate, &skate_start(), 0.3);
+    check_jacobian::<Skate, 4, 1, 1, 2>(&skate, &skate_start(), 0.3);
+    check_jacobian::<Skate, 4, 1, 1, 3>(&skate, &skate_start(), 0.3);
+    check_jacobian::<Particle, 3, 0, 1, 2>(&Particle {}, &particle_start(), 0.3);
+    // The ball: k affine in v with q-dependent k_v (hess_vq ≠ 0), six holonomic constraints.
+    check_jacobian::<BallTable, 11, 6, 2, 2>(&BallTable::default(), &ball_start(), 0.2);
+    check_jacobian::<BallTable, 11, 6, 2, 3>(&BallTable::default(), &ball_start(), 0.2);
+}
+
+/// Steps `Emprk<S>` `n` times and returns the largest |k| and |g| seen at the Lobatto stages.
+fn stage_residuals<Sys, const N: usize, const M: usize, const K: usize, const S: usize>(
+    sys: &Sys,
+    s0: State<N>,
+    h: f64,
+    n: usize,
+) -> (f64, f64)
+where
+    Sys: Nonholonomic<N, M, K>,
+{
+    let opts = Options::default();
+    let mut s = s0;
+    let (mut kmax, mut gmax) = (0.0f64, 0.0f64);
+    for _ in 0..n {
+        let (next, stages, _) =
+            step_emprk_stages::<Sys, N, M, K, S>(&Emprk::<S>::TABLEAU, sys, h, &opts, &s).unwrap();
+        assert_eq!(stages[S - 1], next);
+        for st in &stages {
+            let k = sys.nonholonomic_constraints(st.t, &st.q, &st.v);
+            let g = sys.constraints(st.t, &st.q);
+            kmax = k.iter().fold(kmax, |m, x| m.max(x.abs()));
+            gmax = g.iter().fold(gmax, |m, x| m.max(x.abs()));
+        }
+        s = next;
+    }
+    (kmax, gmax)
+}
+
+#[test]
+fn internal_lobatto_stages_satisfy_k() {
+    // Thesis §6.2 / guide §2.5: EMPRK imposes k = 0 (and g = 0) at every Lobatto node.
+    let (k, g) = stage_residuals::<Skate, 4, 1, 1, 3>(&Skate::default(), skate_start(), 0.1, 50);
+    eprintln!("skate S=3: max |k|, |g| at the Lobatto stages: {k:e}, {g:e}");
+    assert!(k < 1e-12 && g < 1e-12);
+    let (k, g) =
+        stage_residuals::<BallTable, 11, 6, 2, 2>(&BallTable::default(), ball_start(), 0.05, 40);
+    eprintln!("ball S=2: max |k|, |g| at the Lobatto stages: {k:e}, {g:e}");
+    assert!(k < 1e-12 && g < 1e-12);
+}
+
+#[test]
+fn errors_leave_the_state_untouched() {
+    // k = −0.5: inconsistent.
+    let bad = State::new(0.0, [1.0, 0.5, 0.0], [1.0, 1.0, 0.0]);
+    let mut sim = Integrator::<Particle, Emprk<2>>::new(Particle {}, 0.1).unwrap();
+    let mut s = bad;
+    assert!(matches!(
+        sim.step(&mut s),
+        Err(spark::Error::InconsistentState { .. })
+    ));
+    assert_eq!(s, bad);
+    sim.project(&mut s).unwrap();
+    sim.step(&mut s).unwrap();
+    // The skate's printed data (ℓ = 2 with ends 1 apart) are rejected too.
+    let mut sim = Integrator::<Skate, Emprk<2>>::new(
+        Skate {
+            l: 2.0,
+            ..Skate::default()
+        },
+        0.1,
+    )
+    .unwrap();
+    let mut s = skate_start();
+    assert!(matches!(
+        sim.step(&mut s),
+        Err(spark::Error::InconsistentState { .. })
+    ));
+    assert_eq!(s, skate_start());
+    // Non-finite state.
+    let nan = State::new(0.0, [f64::NAN, 0.0, 0.0], [0.0, 1.0, 0.0]);
+    let mut s = nan;
+    let mut sim = Integrator::<Particle, Emprk<2>>::new(Particle {}, 0.1).unwrap();
+    assert_eq!(sim.step(&mut s), Err(spark::Error::NonFiniteState));
+    assert!(s.q[0].is_nan());
+    // A step far too large for Newton: an error, not a panic, and the state is kept.
+    let mut sim = Integrator::<BallTable, Emprk<2>>::new(BallTable::default(), 50.0).unwrap();
+    let mut s = ball_start();
+    if let Err(e) = sim.step(&mut s) {
+        eprintln!("ball h = 50: {e:?}");
+        assert_eq!(s, ball_start());
+    }
+}
+
+fn skate_energy<Meth: Method>(h: f64, steps: usize) -> f64 {
+    let mut sim = Integrator::<Skate, Meth>::new(Skate::default(), h).unwrap();
+    let mut s = skate_start();
+    let e0 = sim.energy(&s);
+    let mut worst = 0.0f64;
+    for _ in 0..steps {
+        sim.step(&mut s).unwrap();
+        worst = worst.max((sim.energy(&s) - e0).abs());
+    }
+    worst
+}
+
+#[test]
+fn skate_energy_error_is_much_smaller_than_sparks() {
+    // Guide §7 prototype, (2,2), h = 0.1 on [0, 200]: SPARK 7.0e-7, EMPRK 2.9e-10.
+    let spark = skate_energy::<GaussLobatto<2>>(0.1, 2000);
+    let emprk = skate_energy::<Emprk<2>>(0.1, 2000);
+    eprintln!("skate (2,2) h = 0.1 on [0, 200]: max |E − E0| SPARK {spark:e}, EMPRK {emprk:e}");
+    assert!((spark / 7.0e-7 - 1.0).abs() < 0.1, "{spark:e}");
+    assert!((emprk / 2.9e-10 - 1.0).abs() < 0.1, "{emprk:e}");
+}
+
+#[test]
+fn lobatto_iiia_coefficients() {
+    // Ǎ for s = 3 (guide §3.5, generated independently with SymPy), rows c̃_1..c̃_3.
+    let t = Emprk::<3>::TABLEAU;
+    let expected = [
+        [
+            0.11030056647916492,
+            0.1896994335208351,
+            -0.03390736422914389,
+            0.010300566479164915,
+        ],
+        [
+            0.07303276685416842,
+            0.45057403089581055,
+            0.2269672331458316,
+            -0.02696723314583158,
+        ],
+        [1.0 / 12.0, 5.0 / 12.0, 5.0 / 12.0, 1.0 / 12.0],
+    ];
+    for (i, want) in expected.iter().enumerate() {
+        let row = [t.a_chk0[i], t.a_chk[i][0], t.a_chk[i][1], t.a_chk[i][2]];
+        for (j, (got, want)) in row.iter().zip(want).enumerate() {
+            assert!((got - want).abs() < 1e-15, "ǎ[{}][{j}]", i + 1);
+        }
+    }
+    // Č(s+1) for s = 1..4 via s = 4: Σ_j ǎ_ij c̃_j^{k−1} = c̃_i^k / k, k = 1..s+1 (6.7e is k = 1).
+    let t = Emprk::<4>::TABLEAU;
+    for i in 0..4 {
+        for k in 1..=5 {
+            let mut sum = if k == 1 { t.a_chk0[i] } else { 0.0 };
+            for j in 0..4 {
+                sum += t.a_chk[i][j] * t.spark.c_lob[j].powi(k - 1);
+            }
+            let exact = t.spark.c_lob[i].powi(k) / k as f64;
+            assert!((sum - exact).abs() < 1e-15, "i={i} k={k}: {sum} vs {exact}");
+        }
+    }
+    assert_eq!(t.a_chk0[3], t.spark.b_lob0);
+    assert_eq!(t.a_chk[3], t.spark.b_lob);
+}
+
+/// `max |Φ_{−h}(Φ_h(s0)) − s0|` over `n` starting points along a trajectory of `Emprk<S>`.
+fn symmetry_defect<Sys, const S: usize, const N: usize, const M: usize>(
+    sys: Sys,
+    s0: State<N>,
+    h: f64,
+    n: usize,
+) -> f64
+where
+    Sys: Lagrangian<N, M> + Copy,
+{
+    let mut fwd = Integrator::<Sys, Emprk<S>>::new(sys, h).unwrap();
+    let mut bwd = Integrator::<Sys, Emprk<S>>::new(sys, -h).unwrap();
+    let mut s = s0;
+    let mut worst = 0.0f64;
+    for _ in 0..n {
+        let start = s;
+        fwd.step(&mut s).unwrap();
+        let mut back = s;
+        bwd.step(&mut back).unwrap();
+        worst = worst.max(max_diff(&back, &start));
+        assert!((back.t - start.t).abs() < 1e-15);
+    }
+    worst
+}
+
+#[test]
+fn emprk_is_symmetric() {
+    // Thesis Theorem 6.2.2: Φ_{−h} ∘ Φ_h = id for consistent initial values.
+    for (label, d) in [
+        (
+            "skate S=2",
+            symmetry_defect::<Skate, 2, 4, 1>(Skate::default(), skate_start(), 0.2, 10),
+        ),
+        (
+            "skate S=3",
+            symmetry_defect::<Skate, 3, 4, 1>(Skate::default(), skate_start(), 0.2, 10),
+        ),
+        (
+            "ball S=2",
+            symmetry_defect::<BallTable, 2, 11, 6>(BallTable::default(), ball_start(), 0.1, 10),
+        ),
+        (
+            "particle S=3",
+            symmetry_defect::<Particle, 3, 3, 0>(Particle {}, particle_start(), 0.3, 10),
+        ),
+    ] {
+        eprintln!("{label}: max |Φ_-h(Φ_h(s)) − s| = {d:e}");
+        assert!(d < 1e-12, "{label}: {d:e}");
+    }
+}
