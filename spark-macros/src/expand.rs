@@ -423,6 +423,14 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         &cj_targets,
         cj_tail,
     );
+    // ∇_v L affine in v (L_vv free of v): the end-point equations are linear.
+    let quadratic = {
+        let roots: Vec<Id> = d.lvv.iter().flatten().copied().collect();
+        let vars = model.vars;
+        !model
+            .arena
+            .any_depends_on(&roots, |i| (vars.v(0)..vars.v(0) + vars.n).contains(&i))
+    };
     let mut vc_targets = vector_targets("w", &d.w);
     vc_targets.extend(matrix_targets("wq", &d.wq, false));
     vc_targets.extend(matrix_targets("wv", &d.gq, false));
@@ -438,6 +446,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m> for #name {
+            const QUADRATIC_IN_V: bool = #quadratic;
             #nh_overrides
             #[inline]
             fn lagrangian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {

@@ -98,6 +98,12 @@ impl<const N: usize, const M: usize> Default for VelocityConstraintJacobian<N, M
     note = "a `mechanics!` model with errors of its own implements no trait: fix those first"
 )]
 pub trait Lagrangian<const N: usize, const M: usize>: Model {
+    /// `true` when `∇_v L` is affine in `v` (`L_vv` does not depend on `v`), as for every
+    /// Lagrangian `½ vᵀ M(t, q) v + bᵀ v − U`: the end-point equations of a step are then linear
+    /// in the unknowns and one Newton step solves them exactly. `mechanics!` decides it
+    /// symbolically; `false` (the default) is always safe.
+    const QUADRATIC_IN_V: bool = false;
+
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
 

@@ -84,6 +84,27 @@ impl Arena {
 
     /// Whether `e` mentions variable `var` (structurally: `x - x` folds to `0` and so does not
     /// depend on `x`, but `x * x^-1` does).
+    /// Whether any of `roots` contains a variable for which `pick` is true (one traversal of
+    /// the shared sub-DAG).
+    pub fn any_depends_on(&self, roots: &[Id], pick: impl Fn(usize) -> bool) -> bool {
+        let mut seen: HashSet<Id> = roots.iter().copied().collect();
+        let mut stack: Vec<Id> = seen.iter().copied().collect();
+        while let Some(id) = stack.pop() {
+            let node = self.node(id);
+            if let Node::Var(i) = *node {
+                if pick(i) {
+                    return true;
+                }
+            }
+            for &c in node.children() {
+                if seen.insert(c) {
+                    stack.push(c);
+                }
+            }
+        }
+        false
+    }
+
     pub fn depends_on(&self, e: Id, var: usize) -> bool {
         let mut seen = HashSet::new();
         let mut stack = vec![e];
