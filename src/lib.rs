@@ -39,9 +39,9 @@
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Emprk, Error, GaussLobatto,
-    Integrator, Lagrangian, LobattoIIIAB, LocalModelJacobians, LocalModelOde, LocalModelStats,
-    Method, Model, Options, Phase, Rklm, SparkTableau, Srklm, State, StepStats, SymplecticEuler,
-    VelocityConstraintJacobian,
+    Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LocalModelJacobians, LocalModelOde,
+    LocalModelStats, Method, Model, Options, Phase, Rklm, SparkTableau, Srklm, State, StepStats,
+    SymplecticEuler, SymplecticEulerI, SymplecticEulerII, VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.

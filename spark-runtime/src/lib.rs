@@ -31,7 +31,9 @@ pub use emprk_step::{Emprk, EmprkTableau};
 pub use error::{Error, Phase};
 pub use integrator::{Advance, Integrator, Method, Options, StepStats};
 pub use local_model::{LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm};
-pub use methods::{GaussLobatto, LobattoIIIAB, SymplecticEuler};
+pub use methods::{
+    GaussLobatto, LobattoIIIAB, LobattoIIIABD, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
+};
 pub use mixed_step::step_mixed;
 pub use nonholonomic::{Nonholonomic, NonholonomicJacobian};
 pub use spark_step::SparkTableau;

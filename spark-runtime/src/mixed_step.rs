@@ -1,29 +1,36 @@
-//! One (s,s)-Gauss-Lobatto SPARK step for Lagrangian systems with holonomic constraints
-//! `g(t, q) = 0` and nonholonomic constraints `k(t, q, v) = 0` (Small 2011, Definition 5.2.1,
-//! equations (5.7a-i), in the Lagrangian form (7.12a-j)).
+//! One SPARK step for Lagrangian systems with holonomic constraints `g(t, q) = 0` and
+//! nonholonomic constraints `k(t, q, v) = 0`: the (s,s)-Gauss-Lobatto SPARK method of Small
+//! 2011 (Definition 5.2.1, equations (5.7a-i), in the Lagrangian form (7.12a-j)), and, with the
+//! same equations and other coefficients, Jay's Lagrange-d'Alembert SPARK methods (Lobatto
+//! IIIA-B, IIIA-B-D, symplectic Euler I; Jay, *Lagrange-d'Alembert SPARK integrators for
+//! nonholonomic Lagrangian systems*, (6.1a-f)) combined with the holonomic (s, s̃)-SPARK
+//! treatment of the same tableau.
 //!
-//! Given a consistent `(t0, q0, v0)` and `p0 = ∇_v L(t0, q0, v0)`, with Gauss stages
+//! Given a consistent `(t0, q0, v0)` and `p0 = ∇_v L(t0, q0, v0)`, with stages
 //! `T_i = t0 + c_i h`, `Q_i = q0 + h Σ_j a_ij V_j` (5.7a), Lobatto nodes `T̃_i = t0 + c̃_i h`,
 //! `Q̃_i = q0 + h Σ_j ā_ij V_j` (5.7b, `Q̃_0 = q0`), `q1 = q0 + h Σ_j b_j V_j` (5.7d), the
-//! unknowns `V_1..V_s`, `v1`, `μ_j = hΛ_j` (`j = 0..s`), `ν_j = hΨ_j` (`j = 1..s`) solve
+//! unknowns `V_1..V_s`, `v1`, `μ_j = hΛ_j` (`j = 0..s̃`), `ν_j = hΨ_j` (`j = 1..s`) solve
 //!
 //! ```text
-//! E1 (5.7c)  ∇_vL(T_i,Q_i,V_i) − p0 − h Σ_j a_ij F_j + Σ_j a_ij K_jᵀ ν_j + Σ_{j=0..s} ã_ij G̃_jᵀ μ_j = 0   i = 1..s
-//! E2 (5.7e)  ∇_vL(t1,q1,v1)   − p0 − h Σ_j b_j  F_j + Σ_j b_j  K_jᵀ ν_j + Σ_{j=0..s} b̃_j  G̃_jᵀ μ_j = 0
-//! E3 (5.7f,g) g(T̃_i, Q̃_i) / h = 0                                    i = 1..s
+//! E1 (5.7c)  ∇_vL(T_i,Q_i,V_i) − p0 − h Σ_j â_ij F_j + Σ_j ã^n_ij K_jᵀ ν_j + Σ_{j=0..s̃} ã_ij G̃_jᵀ μ_j = 0   i = 1..s
+//! E2 (5.7e)  ∇_vL(t1,q1,v1)   − p0 − h Σ_j b_j  F_j + Σ_j b̃^n_j K_jᵀ ν_j + Σ_{j=0..s̃} b̃_j  G̃_jᵀ μ_j = 0
+//! E3 (5.7f,g) g(T̃_i, Q̃_i) / h = 0                                    i = 1..s̃
 //! E4 (5.7h)  g_t(t1,q1) + G(t1,q1) v1 = 0
 //! E5 (5.7i)  k(t1, q1, v1) = 0                                        (row 1 of Ω̃_0)
 //! E6 (5.7i)  Σ_j b_j c_j^{i−1} k(T_j, Q_j, V_j) = 0                   i = 1..s−1 (rows 2..s of Ω̃_0)
 //! ```
 //!
-//! with `F_j = ∇_qL(T_j,Q_j,V_j)`, `K_j = k_v(T_j,Q_j,V_j)`, `G̃_j = g_q(T̃_j,Q̃_j)`. The system is
-//! coupled (E5 involves `v1` and the `V_j`), so it is solved in one Newton iteration with the
-//! exact Jacobian (guide §2.3). Scaling the multipliers by `h` and the position constraints by
-//! `1/h` makes every block O(1) as `h → 0`.
+//! with `F_j = ∇_qL(T_j,Q_j,V_j)`, `K_j = k_v(T_j,Q_j,V_j)`, `G̃_j = g_q(T̃_j,Q̃_j)`, `Ã^n`,
+//! `b̃^n` = [`SparkTableau::a_nh`], [`SparkTableau::b_nh`] (Jay's `Ã`, `b̃` of (6.1b,d); `A`,
+//! `b` for Gauss-Lobatto). The system is coupled (E5 involves `v1` and the `V_j`), so it is
+//! solved in one Newton iteration with the exact Jacobian (guide §2.3). Scaling the multipliers
+//! by `h` and the position constraints by `1/h` makes every block O(1) as `h → 0`. When
+//! `s̃ = S − 1` (Lobatto IIIA-B: the constraint nodes are the stages), the unknown `μ_S` has no
+//! equation; its slot is kept and pinned by the row `μ_S = 0`.
 //!
 //! With `K = 0` the equations are those of the holonomic step in `spark_step` (which solves
-//! them in two phases); with `M = 0` they are the Gauss SPARK method of Small & Jay for purely
-//! nonholonomic systems.
+//! them in two phases); with `M = 0` they are the Lagrange-d'Alembert SPARK method (6.1a-f) for
+//! purely nonholonomic systems.
 
 // The loops index stages, blocks and components the way the thesis writes its subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -145,37 +152,51 @@ fn assemble<
     let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
         sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
     });
-    // Lobatto node j = 1..S is slot j-1.
+    // Lobatto node j = 1..s̃ is slot j-1; with s̃ = S − 1 the last slot is unused (its
+    // multiplier is pinned to zero below).
+    let st = tab.s_tilde;
     let cons: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|j| {
-        sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
+        if j < st {
+            sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
+        } else {
+            ConstraintJacobian::default()
+        }
     });
     let d1 = sys.dynamics_jacobian(t1, &q1, &v1);
     let w1 = sys.velocity_constraint_jacobian(t1, &q1, &v1);
     let nh1 = sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros());
 
     // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1) share their form, with the
-    // coefficient rows (a_i, ã_i) resp. (b, b̃) and the momentum at the stage resp. the end.
-    let momentum = |p: &SVector<f64, N>, w: &[f64; S], w0: f64, wl: &dyn Fn(usize) -> f64| {
-        let mut rho = p - p0 + gq0.transpose() * mu0 * w0;
-        for j in 0..S {
-            rho += -dyns[j].f * (h * w[j]) + nhs[j].kv.transpose() * nus[j] * w[j];
-            rho += cons[j].gq.transpose() * mus[j] * wl(j);
-        }
-        rho
-    };
+    // coefficient rows (â_i, ã_i, ã_nh,i) resp. (b, b̃, b̃_nh) — forces, holonomic and
+    // nonholonomic reactions — and the momentum at the stage resp. the end.
+    let momentum =
+        |p: &SVector<f64, N>, w: &[f64; S], wn: &[f64; S], w0: f64, wl: &dyn Fn(usize) -> f64| {
+            let mut rho = p - p0 + gq0.transpose() * mu0 * w0;
+            for j in 0..S {
+                rho += -dyns[j].f * (h * w[j]) + nhs[j].kv.transpose() * nus[j] * wn[j];
+                rho += cons[j].gq.transpose() * mus[j] * wl(j);
+            }
+            rho
+        };
     for i in 0..S {
-        let rho = momentum(&dyns[i].p, &tab.a_hat[i], tab.a_til0[i], &|j| {
-            tab.a_til[i][j]
-        });
+        let rho = momentum(
+            &dyns[i].p,
+            &tab.a_hat[i],
+            &tab.a_nh[i],
+            tab.a_til0[i],
+            &|j| tab.a_til[i][j],
+        );
         r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
     }
-    let rho = momentum(&d1.p, &tab.b, tab.b_lob0, &|j| tab.b_lob[j]);
+    let rho = momentum(&d1.p, &tab.b, &tab.b_nh, tab.b_lob0, &|j| tab.b_lob[j]);
     r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
-    // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j).
+    // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j, j = 1..s̃); an
+    // unused multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
     for l in 0..M {
         r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
         for j in 0..S {
-            r[O::<N, M, K, S>::mu(j + 1) + l] = cons[j].g[l] / h;
+            let row = O::<N, M, K, S>::mu(j + 1) + l;
+            r[row] = if j < st { cons[j].g[l] / h } else { x[row] };
         }
     }
     // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
@@ -195,17 +216,22 @@ fn assemble<
     for x in jm.iter_mut() {
         *x = 0.0;
     }
-    // ∂(momentum row)/∂V_l for the weights w (forces), wl (Lobatto reactions); the term of the
-    // row's own momentum (∇_vL at the stage or the end) is added by the caller.
-    let force_block = |w: &[f64; S], wl: &dyn Fn(usize) -> f64, l: usize| {
+    // ∂(momentum row)/∂V_l for the weights w (forces), wn (nonholonomic reactions), wl
+    // (Lobatto reactions); the term of the row's own momentum (∇_vL at the stage or the end) is
+    // added by the caller.
+    let force_block = |w: &[f64; S], wn: &[f64; S], wl: &dyn Fn(usize) -> f64, l: usize| {
         let mut block = SMatrix::<f64, N, N>::zeros();
         for j in 0..S {
             if w[j] != 0.0 {
-                block += (dyns[j].lqq * (-h * h * tab.a[j][l])
-                    + nhs[j].hess_vq * (h * tab.a[j][l]))
-                    * w[j];
+                block += dyns[j].lqq * (-h * h * tab.a[j][l] * w[j]);
                 if j == l {
-                    block += (dyns[j].lvq.transpose() * (-h) + nhs[j].hess_vv) * w[j];
+                    block += dyns[j].lvq.transpose() * (-h * w[j]);
+                }
+            }
+            if wn[j] != 0.0 {
+                block += nhs[j].hess_vq * (h * tab.a[j][l] * wn[j]);
+                if j == l {
+                    block += nhs[j].hess_vv * wn[j];
                 }
             }
             block += cons[j].hess_mu * (h * wl(j) * tab.a_bar[j][l]);
@@ -215,7 +241,7 @@ fn assemble<
     for i in 0..S {
         let row = O::<N, M, K, S>::v(i);
         for l in 0..S {
-            let mut block = force_block(&tab.a_hat[i], &|j| tab.a_til[i][j], l);
+            let mut block = force_block(&tab.a_hat[i], &tab.a_nh[i], &|j| tab.a_til[i][j], l);
             block += dyns[i].lvq * (h * tab.a[i][l]);
             if i == l {
                 block += dyns[i].lvv;
@@ -245,7 +271,7 @@ fn assemble<
                 row,
                 O::<N, M, K, S>::nu(j),
                 &nhs[j].kv.transpose(),
-                tab.a_hat[i][j],
+                tab.a_nh[i][j],
             );
         }
     }
@@ -253,7 +279,7 @@ fn assemble<
         let row = O::<N, M, K, S>::V1;
         add_block(jm, len, row, O::<N, M, K, S>::V1, &d1.lvv, 1.0);
         for l in 0..S {
-            let mut block = force_block(&tab.b, &|j| tab.b_lob[j], l);
+            let mut block = force_block(&tab.b, &tab.b_nh, &|j| tab.b_lob[j], l);
             block += d1.lvq * (h * tab.b[l]);
             add_block(jm, len, row, O::<N, M, K, S>::v(l), &block, 1.0);
         }
@@ -280,7 +306,7 @@ fn assemble<
                 row,
                 O::<N, M, K, S>::nu(j),
                 &nhs[j].kv.transpose(),
-                tab.b[j],
+                tab.b_nh[j],
             );
         }
     }
@@ -302,7 +328,7 @@ fn assemble<
             &w1.wq,
             h * tab.b[l],
         );
-        for j in 0..S {
+        for j in 0..st {
             add_block(
                 jm,
                 len,
@@ -311,6 +337,12 @@ fn assemble<
                 &cons[j].gq,
                 tab.a_bar[j][l],
             );
+        }
+    }
+    for j in st..S {
+        for l in 0..M {
+            let row = O::<N, M, K, S>::mu(j + 1) + l;
+            jm[row * len + row] = 1.0;
         }
     }
     // E5 and E6.
@@ -379,9 +411,10 @@ pub fn residual_and_jacobian<
     assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
 }
 
-/// Advances `state` by `h` with the (s,s)-Gauss-Lobatto SPARK method `tab` (which must be
-/// `GaussLobatto::<S>::TABLEAU`: `s̃ = S`, `Â = A`) on a system with holonomic and
-/// nonholonomic constraints. Nothing is modified on error.
+/// Advances `state` by `h` with the SPARK method `tab` (`s̃ = S` or `S − 1`; e.g.
+/// `GaussLobatto::<S>::TABLEAU` or `LobattoIIIAB::<S>::TABLEAU`) on a system with holonomic and
+/// nonholonomic constraints. Nothing is modified on error; a tableau with another `s̃` gives
+/// [`Error::Unsupported`].
 ///
 /// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
 /// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
@@ -401,7 +434,11 @@ pub fn step_mixed<
     options: &Options,
     state: &State<N>,
 ) -> Result<(State<N>, StepStats), Error> {
-    debug_assert!(tab.s_tilde == S && tab.a_hat == tab.a);
+    if !(tab.s_tilde == S || (tab.s_tilde + 1 == S && tab.s_tilde >= 1)) {
+        return Err(Error::Unsupported {
+            what: "a SPARK tableau with s̃ other than S or S − 1 in the mixed step",
+        });
+    }
     if !state.is_finite() {
         return Err(Error::NonFiniteState);
     }

@@ -62,6 +62,14 @@ pub struct SparkTableau<const S: usize> {
     pub a_til0: [f64; S],
     /// `ã_ij`, `j = 1..s̃`.
     pub a_til: [[f64; S]; S],
+    /// Reaction tableau of the nonholonomic constraints (Jay's Lagrange-d'Alembert SPARK
+    /// methods, (6.1b)): the stage momenta contain `h Σ_j a_nh[i][j] R_j` with
+    /// `R_j = −k_v(T_j, Q_j, V_j)ᵀ Ψ_j`. `A` for Gauss-Lobatto SPARK, Lobatto IIIB for the
+    /// Lobatto IIIA-B methods, Lobatto IIID for IIIA-B-D. Unused by the holonomic steps.
+    pub a_nh: [[f64; S]; S],
+    /// Weights of the nonholonomic reactions in the end momentum (`b̃` of (6.1d)); `b` for
+    /// every method provided.
+    pub b_nh: [f64; S],
 }
 
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.

@@ -430,6 +430,111 @@ pub const fn symplectic_conjugate<const N: usize, const M: usize>(
     r
 }
 
+/// `ℓ_j(x)` for the Lagrange basis on the node set `nodes` without the node `skip` (product
+/// form; `ℓ_skip := 0`).
+const fn basis_without(nodes: &[f64], skip: usize, j: usize, x: f64) -> f64 {
+    if j == skip {
+        return 0.0;
+    }
+    let mut p = 1.0;
+    let mut m = 0;
+    while m < nodes.len() {
+        if m != j && m != skip {
+            p *= (x - nodes[m]) / (nodes[j] - nodes[m]);
+        }
+        m += 1;
+    }
+    p
+}
+
+/// `a_ij = ∫_0^{c_i} ℓ_j − w ℓ_j(0)` with `ℓ_j` the Lagrange basis on the `S` nodes `c` without
+/// the node `skip` (column `skip` is zero), integrated exactly by the `S`-point Gauss rule
+/// (`ℓ_j` has degree `S − 2`).
+const fn collocation_without<const S: usize>(c: &[f64; S], skip: usize, w: f64) -> [[f64; S]; S] {
+    let (x, gw) = gauss_rule::<S>();
+    let mut a = [[0.0; S]; S];
+    let mut i = 0;
+    while i < S {
+        let mut j = 0;
+        while j < S {
+            if j != skip {
+                let mut sum = 0.0;
+                let mut k = 0;
+                while k < S {
+                    sum += gw[k] * basis_without(c, skip, j, c[i] * x[k]);
+                    k += 1;
+                }
+                a[i][j] = c[i] * sum - w * basis_without(c, skip, j, 0.0);
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    a
+}
+
+/// The `S` Lobatto nodes `c` on `[0, 1]` and their weights `b` (`B(2S − 2)`). `S ≥ 2`.
+pub const fn lobatto_rule<const S: usize>() -> ([f64; S], [f64; S]) {
+    let c = lobatto_nodes::<S>();
+    let b = quadrature_weights(&c);
+    (c, b)
+}
+
+/// Lobatto IIIA with `S ≥ 2` stages: the collocation matrix on the Lobatto nodes (`C(S)`),
+/// `a[i-1][j-1] = a_ij`.
+pub const fn lobatto_iiia<const S: usize>() -> [[f64; S]; S] {
+    let c = lobatto_nodes::<S>();
+    collocation_matrix(&c, &c)
+}
+
+/// Lobatto IIIB with `S ≥ 2` stages: the symplectic conjugate of IIIA,
+/// `â_ij = b_j (1 − a_ji / b_i)` (`D(S)`; last column zero, first column `b_1`).
+pub const fn lobatto_iiib<const S: usize>() -> [[f64; S]; S] {
+    let (_, b) = lobatto_rule::<S>();
+    symplectic_conjugate(&lobatto_iiia::<S>(), &b, &b)
+}
+
+/// Lobatto IIIC with `S ≥ 2` stages: `a_i1 = b_1` for every `i`, the other entries from
+/// `C(S − 1)`, i.e. `a_ij = ∫_0^{c_i} ℓ_j − b_1 ℓ_j(0)` (`j ≥ 2`) with `ℓ_j` the Lagrange basis on
+/// the nodes `c_2..c_S`. `S = 2`: `[[1/2, −1/2], [1/2, 1/2]]`.
+pub const fn lobatto_iiic<const S: usize>() -> [[f64; S]; S] {
+    let (c, b) = lobatto_rule::<S>();
+    let mut a = collocation_without(&c, 0, b[0]);
+    let mut i = 0;
+    while i < S {
+        a[i][0] = b[0];
+        i += 1;
+    }
+    a
+}
+
+/// Lobatto IIIC* with `S ≥ 2` stages: `a_iS = 0` for every `i`, the other entries from
+/// `C(S − 1)`, i.e. `a_ij = ∫_0^{c_i} ℓ_j` with `ℓ_j` the Lagrange basis on the nodes
+/// `c_1..c_{S−1}`. `S = 2`: `[[0, 0], [1, 0]]`.
+pub const fn lobatto_iiic_star<const S: usize>() -> [[f64; S]; S] {
+    let c = lobatto_nodes::<S>();
+    collocation_without(&c, S - 1, 0.0)
+}
+
+/// Lobatto IIID := (IIIC + IIIC*)/2 with `S ≥ 2` stages (Jay's reaction tableau of the
+/// Lobatto IIIA-B-D SPARK method; `S = 2`: `[[1/4, −1/4], [3/4, 1/4]]`). Symmetric in the
+/// sense of (6.3d) and its own symplectic conjugate.
+pub const fn lobatto_iiid<const S: usize>() -> [[f64; S]; S] {
+    let x = lobatto_iiic::<S>();
+    let y = lobatto_iiic_star::<S>();
+    let mut a = [[0.0; S]; S];
+    let mut i = 0;
+    while i < S {
+        let mut j = 0;
+        while j < S {
+            a[i][j] = 0.5 * (x[i][j] + y[i][j]);
+            j += 1;
+        }
+        i += 1;
+    }
+    a
+}
+
 /// `(s,s)`-Gauss–Lobatto SPARK coefficients (Jay, SIAM J. Numer. Anal. 45 (2007), §3.3), `s = S`,
 /// stored without const-generic arithmetic: the Lobatto index 0 is split out because arrays of
 /// length `S + 1` cannot be written generically.

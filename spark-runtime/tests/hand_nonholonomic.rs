@@ -9,8 +9,9 @@
 use nalgebra::{SMatrix, SVector};
 use spark_runtime::mixed_step::{residual_and_jacobian, system_len};
 use spark_runtime::{
-    step_mixed, ConstraintJacobian, DynamicsJacobian, GaussLobatto, Lagrangian, Method, Model,
-    Nonholonomic, NonholonomicJacobian, Options, SparkTableau, State, VelocityConstraintJacobian,
+    step_mixed, ConstraintJacobian, DynamicsJacobian, GaussLobatto, Lagrangian, LobattoIIIAB,
+    LobattoIIIABD, Method, Model, Nonholonomic, NonholonomicJacobian, Options, SparkTableau, State,
+    SymplecticEulerI, SymplecticEulerII, VelocityConstraintJacobian,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -388,7 +389,19 @@ fn check_jacobian<Sys, const N: usize, const M: usize, const K: usize, const S: 
 ) where
     Sys: Nonholonomic<N, M, K>,
 {
-    let tab: SparkTableau<S> = GaussLobatto::<S>::TABLEAU;
+    check_jacobian_of::<Sys, N, M, K, S>(&GaussLobatto::<S>::TABLEAU, sys, s0, h);
+}
+
+/// [`check_jacobian`] for any tableau of the mixed step.
+fn check_jacobian_of<Sys, const N: usize, const M: usize, const K: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    s0: &State<N>,
+    h: f64,
+) where
+    Sys: Nonholonomic<N, M, K>,
+{
+    let tab = *tab;
     let n = system_len::<N, M, K, S>();
     // A generic point: velocities near v0, nonzero multipliers.
     let x: Vec<f64> = (0..n)
@@ -452,6 +465,36 @@ fn jacobian_matches_finite_differences() {
     check_jacobian::<Skate, 4, 1, 1, 3>(&Skate, &s, 0.1);
     let pend = State::new(0.0, [0.6, -0.8], [0.8, 0.6]);
     check_jacobian::<Pendulum, 2, 1, 0, 2>(&Pendulum, &pend, 0.1);
+}
+
+#[test]
+fn jacobian_matches_finite_differences_for_lagrange_dalembert_tableaux() {
+    // Jay's Lagrange-d'Alembert SPARK tableaux: separate nonholonomic reaction tableau (IIIB,
+    // IIID, (1), (0)) and, for the Lobatto methods, s̃ = S − 1 with a pinned multiplier slot.
+    let mut p = particle_start();
+    p.q = V3::new(0.9, 0.2, -0.1);
+    p.v = V3::new(0.3, 1.1, 0.5);
+    let mut s = skate_start();
+    s.q = V4::new(-0.4, 0.1, 0.5, -0.2);
+    s.v = V4::new(0.2, -0.5, 0.1, 0.4);
+    let mut kn = State::new(0.0, [0.1, 0.2, 0.7], [0.3, -0.2, 0.9]);
+    kn.t = 0.3;
+    macro_rules! all_models {
+        ($tab:expr, $s:literal) => {
+            check_jacobian_of::<Particle, 3, 0, 1, $s>(&$tab, &Particle, &p, 0.1);
+            check_jacobian_of::<KnifeEdge, 3, 0, 1, $s>(&$tab, &KnifeEdge, &kn, 0.1);
+            check_jacobian_of::<Skate, 4, 1, 1, $s>(&$tab, &Skate, &s, 0.1);
+        };
+    }
+    all_models!(LobattoIIIAB::<2>::TABLEAU, 2);
+    all_models!(LobattoIIIAB::<3>::TABLEAU, 3);
+    all_models!(LobattoIIIAB::<4>::TABLEAU, 4);
+    all_models!(LobattoIIIABD::<2>::TABLEAU, 2);
+    all_models!(LobattoIIIABD::<3>::TABLEAU, 3);
+    all_models!(LobattoIIIABD::<4>::TABLEAU, 4);
+    all_models!(SymplecticEulerI::TABLEAU, 1);
+    check_jacobian_of::<Particle, 3, 0, 1, 1>(&SymplecticEulerII::TABLEAU, &Particle, &p, 0.1);
+    check_jacobian_of::<KnifeEdge, 3, 0, 1, 1>(&SymplecticEulerII::TABLEAU, &KnifeEdge, &kn, 0.1);
 }
 
 fn particle_errors<const S: usize>(hs: &[f64], t_end: f64, reference: &State<3>) -> Vec<f64> {

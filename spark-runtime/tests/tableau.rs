@@ -574,3 +574,154 @@ fn split_helpers_agree() {
     assert!(q.iter().all(|&w| w > 0.0));
     close(q.iter().sum(), 1.0, "sum of Lobatto weights");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Lobatto IIIA, IIIB, IIIC, IIIC*, IIID and the Lagrange-d'Alembert SPARK conditions (Jay,
+// Lagrange-d'Alembert SPARK integrators, (6.2a,b) and (6.3a-d)).
+// ---------------------------------------------------------------------------------------------
+
+mod lobatto_family {
+    use spark_runtime::tableau::{
+        lobatto_iiia, lobatto_iiib, lobatto_iiic, lobatto_iiic_star, lobatto_iiid, lobatto_rule,
+    };
+    use spark_runtime::{LobattoIIIAB, LobattoIIIABD, SparkTableau};
+
+    fn same<const S: usize>(what: &str, got: &[[f64; S]; S], want: &[[f64; S]; S]) {
+        for i in 0..S {
+            for j in 0..S {
+                assert!(
+                    (got[i][j] - want[i][j]).abs() <= 1e-15,
+                    "{what}[{i}][{j}] = {} instead of {}",
+                    got[i][j],
+                    want[i][j]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn s2_and_s3_match_the_printed_values() {
+        // guide §3.4 (004's printed s = 2 tables) and §3.5 (s = 3).
+        same("IIIA2", &lobatto_iiia::<2>(), &[[0.0, 0.0], [0.5, 0.5]]);
+        same("IIIB2", &lobatto_iiib::<2>(), &[[0.5, 0.0], [0.5, 0.0]]);
+        same("IIIC2", &lobatto_iiic::<2>(), &[[0.5, -0.5], [0.5, 0.5]]);
+        same(
+            "IIIC*2",
+            &lobatto_iiic_star::<2>(),
+            &[[0.0, 0.0], [1.0, 0.0]],
+        );
+        same(
+            "IIID2",
+            &lobatto_iiid::<2>(),
+            &[[0.25, -0.25], [0.75, 0.25]],
+        );
+        let (c, b) = lobatto_rule::<3>();
+        assert_eq!(c, [0.0, 0.5, 1.0]);
+        assert!((b[0] - 1.0 / 6.0).abs() < 1e-15 && (b[1] - 2.0 / 3.0).abs() < 1e-15);
+        let (x, y, z) = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 12.0);
+        same(
+            "IIIA3",
+            &lobatto_iiia::<3>(),
+            &[
+                [0.0, 0.0, 0.0],
+                [5.0 / 24.0, y, -1.0 / 24.0],
+                [x, 2.0 / 3.0, x],
+            ],
+        );
+        same(
+            "IIIB3",
+            &lobatto_iiib::<3>(),
+            &[[x, -x, 0.0], [x, y, 0.0], [x, 5.0 / 6.0, 0.0]],
+        );
+        same(
+            "IIIC3",
+            &lobatto_iiic::<3>(),
+            &[[x, -y, x], [x, 5.0 / 12.0, -z], [x, 2.0 / 3.0, x]],
+        );
+        same(
+            "IIIC*3",
+            &lobatto_iiic_star::<3>(),
+            &[[0.0, 0.0, 0.0], [0.25, 0.25, 0.0], [0.0, 1.0, 0.0]],
+        );
+        same(
+            "IIID3",
+            &lobatto_iiid::<3>(),
+            &[[z, -x, z], [5.0 / 24.0, y, -1.0 / 24.0], [z, 5.0 / 6.0, z]],
+        );
+    }
+
+    /// Max residual of (6.2a,b) and (6.3a-d) for a Lagrange-d'Alembert SPARK tableau.
+    fn conditions<const S: usize>(t: &SparkTableau<S>) -> (f64, f64) {
+        let mut r62 = 0.0f64;
+        let mut r63 = 0.0f64;
+        // (6.2a) b̂ = b holds by storage (one vector); (6.2b):
+        for i in 0..S {
+            for j in 0..S {
+                r62 =
+                    r62.max((t.b[i] * t.a[i][j] + t.b[j] * t.a_hat[j][i] - t.b[i] * t.b[j]).abs());
+            }
+        }
+        for i in 0..S {
+            let ii = S - 1 - i;
+            r63 = r63.max((t.c[ii] + t.c[i] - 1.0).abs());
+            // b̃ (b_nh) = b̂ = b: (6.3b-d) then share the right-hand side b_j.
+            r63 = r63.max((t.b_nh[i] - t.b[i]).abs());
+            for j in 0..S {
+                let jj = S - 1 - j;
+                r63 = r63.max((t.a[ii][jj] + t.a[i][j] - t.b[j]).abs());
+                r63 = r63.max((t.a_hat[ii][jj] + t.a_hat[i][j] - t.b[j]).abs());
+                r63 = r63.max((t.a_nh[ii][jj] + t.a_nh[i][j] - t.b_nh[j]).abs());
+            }
+            // Stiffly accurate IIIA: last row b (and the step end sits at c_S = 1).
+            r63 = r63.max((t.a[S - 1][i] - t.b[i]).abs());
+        }
+        (r62, r63)
+    }
+
+    fn check<const S: usize>() {
+        for (name, t) in [
+            ("IIIA-B", LobattoIIIAB::<S>::TABLEAU),
+            ("IIIA-B-D", LobattoIIIABD::<S>::TABLEAU),
+        ] {
+            let (r62, r63) = conditions(&t);
+            eprintln!("{name} S={S}: (6.2) residual {r62:e}, (6.3) residual {r63:e}");
+            assert!(r62 < 1e-15 && r63 < 1e-15, "{name} S={S}: {r62:e} {r63:e}");
+            // Row sums of IIID and IIIC, IIIC* are c (C(1)); IIIB has row sums c for S ≥ 3.
+            for i in 0..S {
+                let sum: f64 = t.a_nh[i].iter().sum();
+                if name == "IIIA-B-D" || S >= 3 {
+                    assert!((sum - t.c[i]).abs() < 1e-15, "{name} S={S} row {i}: {sum}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn conditions_6_2_and_6_3_hold_for_s_2_3_4() {
+        check::<2>();
+        check::<3>();
+        check::<4>();
+    }
+
+    #[test]
+    fn iiic_and_iiic_star_satisfy_c_s_minus_1_for_s_up_to_6() {
+        fn one<const S: usize>() {
+            let (c, b) = lobatto_rule::<S>();
+            let (x, y) = (lobatto_iiic::<S>(), lobatto_iiic_star::<S>());
+            for i in 0..S {
+                assert!((x[i][0] - b[0]).abs() < 1e-15 && y[i][S - 1] == 0.0);
+                for k in 1..S {
+                    let want = c[i].powi(k as i32) / k as f64;
+                    let sx: f64 = (0..S).map(|j| x[i][j] * c[j].powi(k as i32 - 1)).sum();
+                    let sy: f64 = (0..S).map(|j| y[i][j] * c[j].powi(k as i32 - 1)).sum();
+                    assert!((sx - want).abs() < 1e-14 && (sy - want).abs() < 1e-14);
+                }
+            }
+        }
+        one::<2>();
+        one::<3>();
+        one::<4>();
+        one::<5>();
+        one::<6>();
+    }
+}
