@@ -27,6 +27,8 @@ ROOT=$(pwd)
 PEERS=${SPARK_PEERS:-$(cd "$ROOT/../shared/peers/casadi" && pwd)}
 OUT=${PEERS_BUILD:-/tmp/spark-peers}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/target-bench}
+# spark is built for this CPU too, like the peers' C (-march=native): like with like.
+export RUSTFLAGS=${RUSTFLAGS:-"-C target-cpu=native"}
 export SPARK_PEERS=$PEERS
 MODE=${1:-all}
 NS_C="1 2 4 8"

@@ -147,8 +147,18 @@ fn lockstep<Sys, const N: usize, const M: usize>(sys: Sys, s0: State<N>, h: f64,
 where
     Sys: Lagrangian<N, M> + Copy,
 {
-    let mut a = Integrator::<Sys, Emprk<1>>::new(sys, h).unwrap();
-    let mut b = Integrator::<Sys, GaussLobatto<1>>::new(sys, h).unwrap();
+    // The methods are compared, not the solvers (full Newton for EMPRK, simplified Newton with
+    // a looser stop for SPARK): both are converged past the default tolerance.
+    let tight = Options {
+        tolerance: 1e-15,
+        ..Options::default()
+    };
+    let mut a = Integrator::<Sys, Emprk<1>>::new(sys, h)
+        .unwrap()
+        .with_options(tight);
+    let mut b = Integrator::<Sys, GaussLobatto<1>>::new(sys, h)
+        .unwrap()
+        .with_options(tight);
     let (mut sa, mut sb) = (s0, s0);
     let mut worst = 0.0f64;
     for _ in 0..n {
@@ -175,12 +185,18 @@ fn emprk1_is_spark1_step_for_step() {
 /// Runs the EMPRK step itself on the pendulum (K = 0) beside `GaussLobatto<S>`.
 fn pendulum_lockstep<const S: usize>(h: f64, n: usize) -> f64 {
     let sys = Pendulum::default();
-    let mut b = Integrator::<Pendulum, GaussLobatto<S>>::new(sys, h).unwrap();
+    // Methods compared, not solvers: both converged past the default tolerance.
+    let opts = Options {
+        tolerance: 1e-15,
+        ..Options::default()
+    };
+    let mut b = Integrator::<Pendulum, GaussLobatto<S>>::new(sys, h)
+        .unwrap()
+        .with_options(opts);
     let (mut sa, mut sb) = (
         State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
         State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
     );
-    let opts = Options::default();
     let mut worst = 0.0f64;
     for _ in 0..n {
         sa = step_emprk_stages::<Pendulum, 2, 1, 0, S>(&Emprk::<S>::TABLEAU, &sys, h, &opts, &sa)

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod dae;
+mod dense_newton;
 pub mod emprk_step;
 pub mod error;
 pub mod hamiltonian;

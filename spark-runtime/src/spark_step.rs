@@ -94,10 +94,10 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
 }
 
 /// Factor on the tolerance of the simplified Newton iterations (see `step`).
-const SIMPLIFIED_MARGIN: f64 = 0.1;
+pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
 
 /// The error that sends a slowly converging simplified iteration to full Newton.
-fn slow(phase: Phase, iterations: u32) -> Error {
+pub(crate) fn slow(phase: Phase, iterations: u32) -> Error {
     Error::NoConvergence {
         phase,
         iterations,
@@ -181,7 +181,7 @@ struct StageSolution<const N: usize, const M: usize, const S: usize> {
 /// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
 /// does not converge, `solve(false)` (full Newton) from the same start. Returns the solution and
 /// the iterations spent by the failed simplified attempt (0 if none).
-fn with_fallback<T>(
+pub(crate) fn with_fallback<T>(
     options: &Options,
     mut solve: impl FnMut(bool) -> Result<T, Error>,
 ) -> Result<(T, u32), Error> {

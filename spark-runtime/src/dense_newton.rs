@@ -1,0 +1,85 @@
+//! Newton's method on a monolithic step system with a dense exact Jacobian, shared by the
+//! mixed holonomic/nonholonomic step (`mixed_step`) and the EMPRK step (`emprk_step`).
+//!
+//! By default (`Options::simplified_newton`) the matrix is assembled and factored once, at the
+//! starting iterate, and later iterations evaluate residuals only; an iteration that converges
+//! slowly (rate above 1/2) or not at all is redone with full Newton from the same start.
+
+use crate::error::{Error, Phase};
+use crate::integrator::Options;
+use crate::layout::{flat, flat_square, zero_square, Layout};
+use crate::lu;
+use crate::newton::{Monitor, Verdict};
+use crate::spark_step::{slow, with_fallback, SIMPLIFIED_MARGIN};
+
+/// The problem: unknowns laid out by `L`, the first `nv` of which are velocities (the
+/// convergence test looks at them, relative to `vscale0` or their own size).
+pub(crate) struct DenseProblem {
+    /// Number of leading velocity unknowns.
+    pub nv: usize,
+    /// Velocity scale of the step start.
+    pub vscale0: f64,
+    /// Round-off scale of the velocity unknowns besides their size (`max|q0| / |h|`).
+    pub noise_scale: f64,
+}
+
+/// Solves `F(x) = 0` from `init`; `assemble(x, r, jac)` writes `r = F(x)` and, when asked, the
+/// row-major Jacobian. Returns the solution and the iterations spent (failed simplified
+/// iterations included).
+pub(crate) fn solve<L: Layout>(
+    options: &Options,
+    problem: &DenseProblem,
+    init: impl Fn(&mut [f64]),
+    mut assemble: impl FnMut(&[f64], &mut [f64], Option<&mut [f64]>),
+) -> Result<(L::Of<f64>, u32), Error> {
+    let len = L::LEN;
+    let nv = problem.nv;
+    let attempt = |simplified: bool| -> Result<(L::Of<f64>, u32), Error> {
+        let mut xbuf = L::fill(0.0);
+        let x = flat::<L, f64>(&mut xbuf);
+        init(x);
+        let mut rbuf = L::fill(0.0);
+        let r = flat::<L, f64>(&mut rbuf);
+        let mut jbuf = zero_square::<L>();
+        let jm = flat_square::<L>(&mut jbuf);
+        let mut pbuf = L::fill(0usize);
+        let perm = flat::<L, usize>(&mut pbuf);
+        let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+        let mut factored = false;
+        loop {
+            let refactor = !(simplified && factored);
+            assemble(x, r, if refactor { Some(&mut *jm) } else { None });
+            for e in r.iter_mut() {
+                *e = -*e;
+            }
+            if refactor {
+                lu::factor(jm, perm, len).map_err(|_| monitor.singular())?;
+                factored = true;
+            }
+            lu::solve(jm, perm, r, len);
+            let mut delta = 0.0f64;
+            for (xi, di) in x.iter_mut().zip(r.iter()) {
+                *xi += di;
+            }
+            for di in &r[..nv] {
+                delta = delta.max(di.abs());
+            }
+            let vscale = x[..nv].iter().fold(problem.vscale0, |m, v| m.max(v.abs()));
+            if vscale == 0.0 {
+                break;
+            }
+            let margin = if simplified { SIMPLIFIED_MARGIN } else { 1.0 };
+            let unit = options.tolerance * margin * vscale;
+            let noise = 64.0 * f64::EPSILON * (vscale + problem.noise_scale);
+            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                break;
+            }
+            if simplified && monitor.is_slow() {
+                return Err(slow(Phase::Stages, monitor.iterations()));
+            }
+        }
+        Ok((xbuf, monitor.iterations()))
+    };
+    let ((x, iterations), failed) = with_fallback(options, attempt)?;
+    Ok((x, iterations + failed))
+}
