@@ -167,6 +167,75 @@ fn assemble_stage_matrix<const N: usize, const M: usize, const S: usize>(
     }
 }
 
+/// Where the stage iteration stands: stage and Lobatto-node times and positions, velocities
+/// and multipliers.
+struct StageIterate<'a, const N: usize, const M: usize, const S: usize> {
+    times: &'a [f64; S],
+    lobatto_times: &'a [f64; S],
+    qs: &'a [SVector<f64, N>; S],
+    qls: &'a [SVector<f64, N>; S],
+    vs: &'a [SVector<f64, N>; S],
+    mu: &'a [SVector<f64, M>; S],
+}
+
+/// Full Newton's correction: overwrites the negated residuals `(rv, rmu)` with the solution of
+/// the exact stage matrix at `it`. Kept out of line so that its dense `S(N+M)`-square matrix
+/// occupies the stack only when full Newton runs.
+#[inline(never)]
+fn exact_correction<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    h: f64,
+    it: &StageIterate<'_, N, M, S>,
+    gq0: &SMatrix<f64, M, N>,
+    rv: &mut [SVector<f64, N>; S],
+    rmu: &mut [SVector<f64, M>; S],
+) -> Result<(), lu::Singular> {
+    let st = tab.s_tilde;
+    let k_len = <StageLayout<N, M, S> as Layout>::LEN;
+    let dyns: [DynamicsJacobian<N>; S] =
+        core::array::from_fn(|i| sys.dynamics_jacobian(it.times[i], &it.qs[i], &it.vs[i]));
+    // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs to the
+    // end-point solve and never enters a stage, since ã_is = 0).
+    let hessians: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|i| {
+        if i < st {
+            let m = if i + 1 < st {
+                it.mu[i + 1]
+            } else {
+                SVector::zeros()
+            };
+            sys.constraint_jacobian(it.lobatto_times[i], &it.qls[i], &m)
+        } else {
+            ConstraintJacobian::default()
+        }
+    });
+    let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    for i in 0..S {
+        for a in 0..N {
+            rhs.0[i][a] = rv[i][a];
+        }
+        for l in 0..M {
+            rhs.1[i][l] = rmu[i][l];
+        }
+    }
+    let mut jac = zero_square::<StageLayout<N, M, S>>();
+    let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
+    let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
+    let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
+    assemble_stage_matrix(tab, h, &dyns, &hessians, gq0, jm);
+    lu::factor(jm, p, k_len)?;
+    lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut rhs), k_len);
+    for i in 0..S {
+        for a in 0..N {
+            rv[i][a] = rhs.0[i][a];
+        }
+        for l in 0..M {
+            rmu[i][l] = rhs.1[i][l];
+        }
+    }
+    Ok(())
+}
+
 /// The converged stage solve.
 struct StageSolution<const N: usize, const M: usize, const S: usize> {
     vs: [SVector<f64, N>; S],
@@ -266,7 +335,6 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         };
         // Simplified Newton first (iteration matrix assembled and factored once, at the starting
         // iterate); if that iteration fails to converge, full Newton from the same start.
-        let k_len = <StageLayout<N, M, S> as Layout>::LEN;
         let solve_stages = |simplified: bool| -> Result<StageSolution<N, M, S>, Error> {
             let mut vs = [v0; S];
             let mut mu = [zero_m; S];
@@ -307,17 +375,8 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                         iterations: monitor.iterations(),
                     });
                 }
-                let dyns: Option<[DynamicsJacobian<N>; S]> = if approx.is_none() {
-                    Some(core::array::from_fn(|i| {
-                        sys.dynamics_jacobian(times[i], &qs[i], &vs[i])
-                    }))
-                } else {
-                    None
-                };
-                let pf: [(SVector<f64, N>, SVector<f64, N>); S] = match &dyns {
-                    Some(d) => core::array::from_fn(|i| (d[i].p, d[i].f)),
-                    None => core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i])),
-                };
+                let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
+                    core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
 
                 // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
                 // multiplier slots (s̃ < S) get the trivial equation μ = 0.
@@ -346,41 +405,17 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 }
                 if let Some(approx) = approx {
                     approx.solve(tab, &mut rv, &mut rmu);
-                } else if let Some(dyns) = &dyns {
-                    let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
-                    for i in 0..S {
-                        for a in 0..N {
-                            rhs.0[i][a] = rv[i][a];
-                        }
-                        for l in 0..M {
-                            rhs.1[i][l] = rmu[i][l];
-                        }
-                    }
-                    // Multiplier contracted with the Hessian of g at Lobatto node i+1 (μ_s belongs
-                    // to the end-point solve and never enters a stage, since ã_is = 0).
-                    let hessians: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|i| {
-                        if i < st {
-                            let m = if i + 1 < st { mu[i + 1] } else { zero_m };
-                            sys.constraint_jacobian(lobatto_times[i], &qls[i], &m)
-                        } else {
-                            ConstraintJacobian::default()
-                        }
-                    });
-                    let mut jac = zero_square::<StageLayout<N, M, S>>();
-                    let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
-                    let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
-                    let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
-                    assemble_stage_matrix(tab, h, dyns, &hessians, &gq0, jm);
-                    lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
-                    lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut rhs), k_len);
-                    for i in 0..S {
-                        for a in 0..N {
-                            rv[i][a] = rhs.0[i][a];
-                        }
-                        for l in 0..M {
-                            rmu[i][l] = rhs.1[i][l];
-                        }
-                    }
+                } else {
+                    let stages = StageIterate {
+                        times: &times,
+                        lobatto_times: &lobatto_times,
+                        qs: &qs,
+                        qls: &qls,
+                        vs: &vs,
+                        mu: &mu,
+                    };
+                    exact_correction(tab, sys, h, &stages, &gq0, &mut rv, &mut rmu)
+                        .map_err(|_| monitor.singular())?;
                 }
                 let mut delta = 0.0f64;
                 for i in 0..S {
