@@ -35,6 +35,9 @@ NS_C="1 2 4 8"
 HS="0.02 0.01 0.005 0.0025"
 # RK4 also at smaller steps, to compare at (about) equal CPU time with spark S = 1, 2
 RK4_LONG_HS=${RK4_LONG_HS:-"0.01 0.0025 0.001"}
+# spark also at larger steps (an order-4 method reaches RK4's errors with far fewer steps)
+SPARK_HS=${SPARK_HS:-"0.08 0.04 0.02 0.01 0.005 0.0025"}
+SPARK_LONG_HS=${SPARK_LONG_HS:-"0.01 0.05 0.1"}
 CFLAGS="-O3 -march=native"
 mkdir -p "$OUT"
 
@@ -158,26 +161,26 @@ if [ "$MODE" = short ] || [ "$MODE" = all ]; then
                 done
             done
         fi
-        "$BENCH" short --n "$n" --h "${HS// /,}" | grep '^RESULT' >>"$LOG"
+        "$BENCH" short --n "$n" --h "${SPARK_HS// /,}" | grep '^RESULT' >>"$LOG"
         echo "   N = $n done ($(cat /proc/loadavg | cut -d' ' -f1-3))"
     done
 fi
 
 if [ "$MODE" = long ] || [ "$MODE" = all ]; then
-    echo "== long horizon (T = 1e4; spark h = 0.01; RK4 h = $RK4_LONG_HS)"
+    echo "== long horizon (T = 1e4; spark h = $SPARK_LONG_HS; RK4 h = $RK4_LONG_HS)"
     for n in 1 2 4; do
         for h in $RK4_LONG_HS; do
             out=$("$OUT/rk4_N$n/long" "$h" 1e4)
             echo "LONGPEER method=rk4 $out" >>"$LOG"
         done
-        "$BENCH" long --n "$n" --h 0.01 | grep '^RESULT' >>"$LOG"
+        "$BENCH" long --n "$n" --h "${SPARK_LONG_HS// /,}" | grep '^RESULT' >>"$LOG"
         echo "   N = $n done ($(cat /proc/loadavg | cut -d' ' -f1-3))"
     done
 fi
 echo "loadavg at end: $(cat /proc/loadavg)"
 
 python3 - "$LOG" "$PEERS/results/reference.json" <<'EOF'
-import json, re, sys
+import json, math, re, sys
 log, ref = sys.argv[1], json.load(open(sys.argv[2]))
 kv = lambda s: dict(re.findall(r'(\w+)=(\S+)', s))
 peer, spark, lpeer, lspark = {}, {}, {}, {}
@@ -196,7 +199,7 @@ for line in open(log):
         lpeer.setdefault(int(d['N']), []).append(d)
     elif line.startswith('RESULT kind=long'):
         d = kv(line)
-        lspark[(int(d['S']), int(d['N']))] = d
+        lspark[(int(d['S']), int(d['N']), float(d['h']))] = d
 
 # From ../shared/peers/casadi/results/tables.md (another run, another machine): cpu µs/step, err.
 TABLES = {
@@ -242,16 +245,46 @@ if spark:
         print(f"| {n} | {here[0]:.3g} | {there[0]:.3g} | {f:.2f} | {rh[0]:.3g} | {rt[0]:.3g} | {g6[0]:.3g} | {est:.3g} | {s3[0]:.3g} | {est / s3[0]:.1f} |"
               if here and rh and s3 else f'| {n} | - | {there[0]:.3g} | - | - | {rt[0]:.3g} | {g6[0]:.3g} | - | {s3[0]:.3g} | - |' if s3 else f'| {n} | - |')
 
+if spark:
+    print('\n## Short horizon at equal global error: cheapest run reaching it, cpu s per simulated second\n')
+    print('| N | err <= | spark (S, h) | CasADi rk4 (ODE) (h) | spark / rk4 | CasADi gauss4 (h) |')
+    print('|---|---|---|---|---|---|')
+    def cheapest(runs, level):
+        ok = [(c * 1e-6 / h, lab) for (c, e, h, lab) in runs if e <= level]
+        return min(ok) if ok else None
+    for n in [1, 2, 4, 8]:
+        sp = [(v[0], v[1], h, f'S={s}, h={h}') for (s, nn, h), v in spark.items() if nn == n]
+        rk = [(v[0], v[1], h, f'h={h}') for (m, nn, h), v in peer.items() if nn == n and m == 'rk4']
+        g4 = [(v[0], v[1], h, f'h={h}') for (m, nn, h), v in peer.items() if nn == n and m == 'gauss4']
+        for level in (1e-6, 1e-8, 1e-10):
+            a, b, c = cheapest(sp, level), cheapest(rk, level), cheapest(g4, level)
+            f = lambda x: f'{x[0]:.2e} ({x[1]})' if x else '-'
+            r = f'{a[0] / b[0]:.2f}' if a and b else '-'
+            print(f'| {n} | {level:.0e} | {f(a)} | {f(b)} | {r} | {f(c)} |')
+
 if lspark:
     print('\n## Long horizon, T = 1e4 (maxima sampled every 10 steps)\n')
-    print('| N | method | h | cpu s | max\\|E - E0\\| | max\\|g\\| | max\\|g_t + G v\\| |')
-    print('|---|---|---|---|---|---|---|')
+    print('RK4 at equal energy error: its CPU time at spark\'s max|E - E0|, from a power law')
+    print('cpu = a·err^b fitted through its two most accurate runs (x = extrapolated beyond them).\n')
+    print('| N | method | h | cpu s | max\\|E - E0\\| | max\\|g\\| | max\\|g_t + G v\\| | RK4 cpu at equal error / this cpu |')
+    print('|---|---|---|---|---|---|---|---|')
     for n in [1, 2, 4]:
+        rk = sorted(lpeer.get(n, []), key=lambda p: float(p['max_de']))
         for p in lpeer.get(n, []):
-            print(f"| {n} | CasADi rk4 (ODE) | {p['h']} | {float(p['cpu_s']):.2f} | {float(p['max_de']):.1e} | {float(p['max_g']):.1e} | {float(p['max_gv']):.1e} |")
-        for s in (1, 2, 3):
-            d = lspark.get((s, n))
-            if d:
-                print(f"| {n} | spark S={s} | {d['h']} | {float(d['cpu_s']):.2f} | {float(d['max_de']):.1e} | {float(d['max_g']):.1e} | {float(d['max_gv']):.1e} |")
+            print(f"| {n} | CasADi rk4 (ODE) | {p['h']} | {float(p['cpu_s']):.2f} | {float(p['max_de']):.1e} | {float(p['max_g']):.1e} | {float(p['max_gv']):.1e} | |")
+        fit = None
+        if len(rk) >= 2:
+            (e1, c1), (e2, c2) = [(float(p['max_de']), float(p['cpu_s'])) for p in rk[:2]]
+            b = math.log(c2 / c1) / math.log(e2 / e1)
+            fit = lambda e: (c1 * (e / e1) ** b, e < e1)
+        for (s, nn, h), d in sorted(lspark.items()):
+            if nn != n:
+                continue
+            de, cpu = float(d['max_de']), float(d['cpu_s'])
+            ratio = '-'
+            if fit:
+                c, extra = fit(de)
+                ratio = f"{c / cpu:.3g}{'x' if extra else ''}"
+            print(f"| {n} | spark S={s} | {d['h']} | {cpu:.2f} | {de:.1e} | {float(d['max_g']):.1e} | {float(d['max_gv']):.1e} | {ratio} |")
 EOF
 echo "raw lines: $LOG"
