@@ -39,9 +39,10 @@
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Emprk, Error, GaussLobatto,
-    Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LocalModelJacobians, LocalModelOde,
-    LocalModelStats, Method, Model, Options, Phase, Rklm, SparkTableau, Srklm, State, StepStats,
-    SymplecticEuler, SymplecticEulerI, SymplecticEulerII, VelocityConstraintJacobian,
+    Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, LocalModelJacobians,
+    LocalModelOde, LocalModelStats, Method, Model, Options, Phase, Rklm, SparkTableau, Srklm,
+    State, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
+    VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.
@@ -53,4 +54,4 @@ pub mod __private {
 }
 
 pub use nalgebra;
-pub use spark_runtime::{dae, hamiltonian, nonholonomic, state};
+pub use spark_runtime::{dae, hamiltonian, lobatto_index2, nonholonomic, state};

@@ -13,6 +13,7 @@ pub mod error;
 pub mod hamiltonian;
 pub mod integrator;
 pub mod layout;
+pub mod lobatto_index2;
 pub mod local_model;
 pub mod lu;
 pub mod math;
@@ -31,6 +32,7 @@ pub mod tableau;
 pub use emprk_step::{Emprk, EmprkTableau};
 pub use error::{Error, Phase};
 pub use integrator::{Advance, Integrator, Method, Options, StepStats};
+pub use lobatto_index2::LobattoIIIABIndex2;
 pub use local_model::{LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm};
 pub use methods::{
     GaussLobatto, LobattoIIIAB, LobattoIIIABD, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
