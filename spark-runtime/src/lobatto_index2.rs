@@ -54,12 +54,12 @@
 
 use nalgebra::{SMatrix, SVector};
 
+use crate::dense_newton::{self, DenseProblem};
 use crate::error::{Error, Phase};
 use crate::integrator::{max_abs, Method, Options, StepStats};
 use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::lu;
 use crate::methods::LobattoIIIAB;
-use crate::newton::{Monitor, Verdict};
 use crate::nonholonomic::{Nonholonomic, NonholonomicJacobian};
 use crate::odae_step::Point;
 use crate::state::State;
@@ -578,47 +578,28 @@ pub fn step_with_multiplier<
     };
 
     type L<const N: usize, const K: usize, const S: usize> = Index2Layout<N, K, S>;
-    let len = system_len::<N, K, S>();
-    let mut xbuf = <L<N, K, S> as Layout>::fill(0.0);
+    let problem = DenseProblem {
+        nv: 2 * S * N,
+        vscale0: max_abs(&v0),
+        noise_scale: max_abs(&q0) / h.abs(),
+    };
+    let (mut xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
+        options,
+        &problem,
+        |x| {
+            for i in 0..2 * S {
+                x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+            }
+            for i in 0..S {
+                x[Off::<N, K, S>::mu(i)..Off::<N, K, S>::mu(i) + K]
+                    .copy_from_slice(start.mu0.as_slice());
+            }
+        },
+        |x, r, jac| {
+            assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
+        },
+    )?;
     let x = flat::<L<N, K, S>, f64>(&mut xbuf);
-    for i in 0..2 * S {
-        x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
-    }
-    for i in 0..S {
-        x[Off::<N, K, S>::mu(i)..Off::<N, K, S>::mu(i) + K].copy_from_slice(start.mu0.as_slice());
-    }
-    let mut rbuf = <L<N, K, S> as Layout>::fill(0.0);
-    let r = flat::<L<N, K, S>, f64>(&mut rbuf);
-    let mut jbuf = zero_square::<L<N, K, S>>();
-    let jm = flat_square::<L<N, K, S>>(&mut jbuf);
-    let mut pbuf = <L<N, K, S> as Layout>::fill(0usize);
-    let perm = flat::<L<N, K, S>, usize>(&mut pbuf);
-    let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-    let nv = 2 * S * N;
-    loop {
-        assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, Some(&mut *jm));
-        for e in r.iter_mut() {
-            *e = -*e;
-        }
-        lu::factor(jm, perm, len).map_err(|_| monitor.singular())?;
-        lu::solve(jm, perm, r, len);
-        let mut delta = 0.0f64;
-        for (xi, di) in x.iter_mut().zip(r.iter()) {
-            *xi += di;
-        }
-        for di in &r[..nv] {
-            delta = delta.max(di.abs());
-        }
-        let vscale = x[..nv].iter().fold(max_abs(&v0), |m, v| m.max(v.abs()));
-        if vscale == 0.0 {
-            break;
-        }
-        let unit = options.tolerance * vscale;
-        let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
-        if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-            break;
-        }
-    }
     let mut q1 = q0;
     for j in 0..S {
         for a in 0..N {
@@ -639,7 +620,7 @@ pub fn step_with_multiplier<
         next,
         psi1,
         StepStats {
-            stage_iterations: monitor.iterations(),
+            stage_iterations: iterations,
             end_iterations: 0,
         },
     ))
