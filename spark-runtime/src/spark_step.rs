@@ -96,6 +96,16 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
 /// Factor on the tolerance of the simplified Newton iterations (see `step`).
 pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
 
+/// Whether every entry of `x` is finite.
+/// (`x · 0` is NaN exactly when `x` is infinite or NaN.)
+fn finite<const K: usize>(x: &SVector<f64, K>) -> bool {
+    let mut sum = 0.0;
+    for k in 0..K {
+        sum += x[k] * 0.0;
+    }
+    sum == 0.0
+}
+
 /// The error that sends a slowly converging simplified iteration to full Newton.
 pub(crate) fn slow(phase: Phase, iterations: u32) -> Error {
     Error::NoConvergence {
@@ -304,7 +314,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             let guess = approx
                 .as_ref()
                 .map(|a| a.predict(&(d0.f - d0.lvq * v0), &(start.wq * v0)))
-                .filter(|(a, l)| a.iter().chain(l.iter()).all(|x| x.is_finite()));
+                .filter(|(a, l)| finite(a) && finite(l));
             (d0.p, approx, guess, Some(d0.lvv))
         } else {
             (sys.momentum_force(t0, &q0, &v0).0, None, None, None)
