@@ -3,7 +3,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use spark::{GaussLobatto, Integrator, State};
+use spark::{Emprk, GaussLobatto, Integrator, LobattoIIIABD, LobattoIIIABIndex2, State};
 
 struct Counting;
 
@@ -75,6 +75,65 @@ fn a_thousand_steps_allocate_nothing() {
         after - before
     );
     assert!(s.t > 9.99);
+}
+
+spark::mechanics! {
+    /// The skate of the thesis (holonomic and nonholonomic constraints).
+    struct Skate {
+        coordinates: [q1, q2, q3, q4],
+        velocities: [v1, v2, v3, v4],
+        lagrangian: 0.25 * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2)) + 0.5 * (q1 + q3),
+        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - 1.0)],
+        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
+    }
+}
+
+spark::mechanics! {
+    /// The nonholonomic particle.
+    struct Particle {
+        coordinates: [q1, q2, q3],
+        velocities: [v1, v2, v3],
+        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - (q1.powi(2) + q2.powi(2)),
+        nonholonomic: [v3 - q2 * v1],
+    }
+}
+
+/// Steps `sim` 200 times on the watched thread; returns the allocations seen.
+fn watched_steps<
+    Sys: spark::Lagrangian<N, M>,
+    Meth: spark::Method,
+    const N: usize,
+    const M: usize,
+>(
+    sim: &mut Integrator<Sys, Meth>,
+    s: &mut State<N>,
+) -> usize {
+    let before = allocations();
+    WATCHED.with(|w| w.set(true));
+    for _ in 0..200 {
+        sim.step(s).unwrap();
+    }
+    WATCHED.with(|w| w.set(false));
+    allocations() - before
+}
+
+#[test]
+fn nonholonomic_steps_allocate_nothing() {
+    let s0 = State::new(0.0, [-0.5, 0.0, 0.5, 0.0], [0.0, -0.5, 0.0, 0.5]);
+    let mut s = s0;
+    let mut sim = Integrator::<Skate, GaussLobatto<2>>::new(Skate::default(), 0.05).unwrap();
+    assert_eq!(watched_steps(&mut sim, &mut s), 0, "GaussLobatto, mixed");
+    let mut s = s0;
+    let mut sim = Integrator::<Skate, Emprk<2>>::new(Skate::default(), 0.05).unwrap();
+    assert_eq!(watched_steps(&mut sim, &mut s), 0, "Emprk, mixed");
+    let mut s = s0;
+    let mut sim = Integrator::<Skate, LobattoIIIABD<3>>::new(Skate::default(), 0.05).unwrap();
+    assert_eq!(watched_steps(&mut sim, &mut s), 0, "LobattoIIIABD, mixed");
+    let p0 = State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+    let mut s = p0;
+    let mut sim =
+        Integrator::<Particle, LobattoIIIABIndex2<3>>::new(Particle::default(), 0.05).unwrap();
+    assert_eq!(watched_steps(&mut sim, &mut s), 0, "LobattoIIIABIndex2");
 }
 
 #[test]
