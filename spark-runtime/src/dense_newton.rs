@@ -5,6 +5,8 @@
 //! starting iterate, and later iterations evaluate residuals only; an iteration that converges
 //! slowly (rate above 1/2) or not at all is redone with full Newton from the same start.
 
+use nalgebra::SMatrix;
+
 use crate::error::{Error, Phase};
 use crate::integrator::Options;
 use crate::layout::{flat, flat_square, zero_square, Layout};
@@ -82,4 +84,24 @@ pub(crate) fn solve<L: Layout>(
     };
     let ((x, iterations), failed) = with_fallback(options, attempt)?;
     Ok((x, iterations + failed))
+}
+
+/// Adds `s · m` to the block of the row-major `len × len` matrix `jm` at `(row, col)` (nothing
+/// when `s = 0`).
+pub(crate) fn add_block<const R: usize, const C: usize>(
+    jm: &mut [f64],
+    len: usize,
+    row: usize,
+    col: usize,
+    m: &SMatrix<f64, R, C>,
+    s: f64,
+) {
+    if s == 0.0 {
+        return;
+    }
+    for a in 0..R {
+        for b in 0..C {
+            jm[(row + a) * len + col + b] += s * m[(a, b)];
+        }
+    }
 }

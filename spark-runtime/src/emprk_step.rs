@@ -45,14 +45,14 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::dense_newton::{self, DenseProblem};
+use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::Error;
 use crate::integrator::{max_abs, Method, Options, StepStats};
 use crate::layout::{flat, Arr, Cat, Layout, Scalar};
 use crate::methods::GaussLobatto;
-use crate::nonholonomic::{Nonholonomic, NonholonomicJacobian};
+use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
 use crate::odae_step::{self, Point};
-use crate::spark_step::{self, inconsistency, SparkTableau};
+use crate::spark_step::{self, SparkTableau};
 use crate::state::State;
 use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Odae};
 use crate::tableau::collocation_matrix_with_zero;
@@ -191,25 +191,6 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
     const fn nu(j: usize) -> usize {
         2 * S * N + (S + 1) * M + j * K
-    }
-}
-
-/// Adds `s · m` to the block of the row-major `len × len` matrix `jm` at `(row, col)`.
-fn add_block<const R: usize, const C: usize>(
-    jm: &mut [f64],
-    len: usize,
-    row: usize,
-    col: usize,
-    m: &SMatrix<f64, R, C>,
-    s: f64,
-) {
-    if s == 0.0 {
-        return;
-    }
-    for a in 0..R {
-        for b in 0..C {
-            jm[(row + a) * len + col + b] += s * m[(a, b)];
-        }
     }
 }
 
@@ -477,8 +458,9 @@ pub fn residual_and_jacobian<
 /// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
 /// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
 /// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
-/// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. Full Newton with the exact
-/// Jacobian (the `simplified_newton` option is not used); the iteration count is reported in
+/// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. Simplified Newton with the
+/// exact Jacobian at the starting iterate, full Newton if that converges slowly
+/// (`Options::simplified_newton`); the iteration count is reported in
 /// `StepStats::stage_iterations`. Errors: [`Error::NonFiniteState`],
 /// [`Error::InconsistentState`], [`Error::SingularJacobian`], [`Error::Diverged`],
 /// [`Error::NoConvergence`] (all with `Phase::Stages`).
@@ -520,23 +502,7 @@ pub fn step_emprk_stages<
     let (t0, q0, v0) = (state.t, state.q, state.v);
 
     // Consistency of g, the hidden constraint and k at the step start.
-    let w0 = sys.velocity_constraint_jacobian(t0, &q0, &v0);
-    let g0 = sys.constraints(t0, &q0);
-    let gq0 = w0.wv;
-    let (pos, mut vel) = inconsistency(&g0, &w0.w, &gq0);
-    let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
-    for l in 0..K {
-        let norm = k0.kv.row(l).norm();
-        let scale = if norm > 0.0 { norm } else { 1.0 };
-        vel = vel.max(k0.k[l].abs() / scale);
-    }
-    let tol_c = options.consistency_tolerance;
-    if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
-        return Err(Error::InconsistentState {
-            position: pos,
-            velocity: vel,
-        });
-    }
+    let gq0 = check_consistent(sys, state, options)?;
     let start = Start {
         t0,
         q0,

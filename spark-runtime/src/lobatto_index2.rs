@@ -54,13 +54,13 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::dense_newton::{self, DenseProblem};
+use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::{Error, Phase};
 use crate::integrator::{max_abs, Method, Options, StepStats};
 use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::lu;
 use crate::methods::LobattoIIIAB;
-use crate::nonholonomic::{Nonholonomic, NonholonomicJacobian};
+use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
 use crate::odae_step::Point;
 use crate::state::State;
 use crate::system::{DynamicsJacobian, Lagrangian, Odae};
@@ -205,25 +205,6 @@ impl<const N: usize, const K: usize, const S: usize> Off<N, K, S> {
     }
     const fn mu(i: usize) -> usize {
         2 * S * N + i * K
-    }
-}
-
-/// Adds `s · m` to the block of the row-major `len × len` matrix `jm` at `(row, col)`.
-fn add_block<const R: usize, const C: usize>(
-    jm: &mut [f64],
-    len: usize,
-    row: usize,
-    col: usize,
-    m: &SMatrix<f64, R, C>,
-    s: f64,
-) {
-    if s == 0.0 {
-        return;
-    }
-    for a in 0..R {
-        for b in 0..C {
-            jm[(row + a) * len + col + b] += s * m[(a, b)];
-        }
     }
 }
 
@@ -555,20 +536,7 @@ pub fn step_with_multiplier<
         return Err(Error::NonFiniteState);
     }
     let (t0, q0, v0) = (state.t, state.q, state.v);
-    let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
-    let mut vel = 0.0f64;
-    for l in 0..K {
-        let norm = k0.kv.row(l).norm();
-        let scale = if norm > 0.0 { norm } else { 1.0 };
-        vel = vel.max(k0.k[l].abs() / scale);
-    }
-    let consistent = vel <= options.consistency_tolerance * (1.0 + max_abs(&v0));
-    if !consistent {
-        return Err(Error::InconsistentState {
-            position: 0.0,
-            velocity: vel,
-        });
-    }
+    check_consistent(sys, state, options)?;
     let start = Start {
         t0,
         q0,

@@ -23,7 +23,8 @@
 //! with `F_j = ∇_qL(T_j,Q_j,V_j)`, `K_j = k_v(T_j,Q_j,V_j)`, `G̃_j = g_q(T̃_j,Q̃_j)`, `Ã^n`,
 //! `b̃^n` = [`SparkTableau::a_nh`], [`SparkTableau::b_nh`] (Jay's `Ã`, `b̃` of (6.1b,d); `A`,
 //! `b` for Gauss-Lobatto). The system is coupled (E5 involves `v1` and the `V_j`), so it is
-//! solved in one Newton iteration with the exact Jacobian (guide §2.3). Scaling the multipliers
+//! solved as one system (`dense_newton`: simplified Newton with the exact Jacobian of the
+//! starting iterate, full Newton as the fallback; guide §2.3). Scaling the multipliers
 //! by `h` and the position constraints by `1/h` makes every block O(1) as `h → 0`. When
 //! `s̃ = S − 1` (Lobatto IIIA-B: the constraint nodes are the stages), the unknown `μ_S` has no
 //! equation; its slot is kept and pinned by the row `μ_S = 0`.
@@ -37,12 +38,12 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::dense_newton::{self, DenseProblem};
+use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::Error;
 use crate::integrator::{max_abs, Options, StepStats};
 use crate::layout::{flat, Arr, Cat, Layout, Scalar};
-use crate::nonholonomic::{Nonholonomic, NonholonomicJacobian};
-use crate::spark_step::{inconsistency, SparkTableau};
+use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
+use crate::spark_step::SparkTableau;
 use crate::state::State;
 use crate::system::{ConstraintJacobian, DynamicsJacobian};
 
@@ -77,25 +78,6 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
     const fn nu(j: usize) -> usize {
         (S + 1) * (N + M) + j * K
-    }
-}
-
-/// Adds `s · m` to the block of the row-major `len × len` matrix `jm` at `(row, col)`.
-fn add_block<const R: usize, const C: usize>(
-    jm: &mut [f64],
-    len: usize,
-    row: usize,
-    col: usize,
-    m: &SMatrix<f64, R, C>,
-    s: f64,
-) {
-    if s == 0.0 {
-        return;
-    }
-    for a in 0..R {
-        for b in 0..C {
-            jm[(row + a) * len + col + b] += s * m[(a, b)];
-        }
     }
 }
 
@@ -444,23 +426,7 @@ pub fn step_mixed<
     let (t0, q0, v0) = (state.t, state.q, state.v);
 
     // Consistency of g, the hidden constraint and k at the step start.
-    let w0 = sys.velocity_constraint_jacobian(t0, &q0, &v0);
-    let g0 = sys.constraints(t0, &q0);
-    let gq0 = w0.wv;
-    let (pos, mut vel) = inconsistency(&g0, &w0.w, &gq0);
-    let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
-    for l in 0..K {
-        let norm = k0.kv.row(l).norm();
-        let scale = if norm > 0.0 { norm } else { 1.0 };
-        vel = vel.max(k0.k[l].abs() / scale);
-    }
-    let tol_c = options.consistency_tolerance;
-    if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
-        return Err(Error::InconsistentState {
-            position: pos,
-            velocity: vel,
-        });
-    }
+    let gq0 = check_consistent(sys, state, options)?;
     let start = Start {
         t0,
         q0,

@@ -92,3 +92,39 @@ pub fn project_consistent<
 ) -> Result<crate::State<N>, crate::Error> {
     crate::project::project_mixed(sys, state)
 }
+
+/// Checks the step start of a model with nonholonomic constraints: `g = 0`, `g_t + G v = 0`
+/// and `k = 0` to `options.consistency_tolerance` (relative to `1 + max|q|`, resp.
+/// `1 + max|v|`; the nonholonomic violation counts as a velocity, each row scaled by the norm
+/// of its `k_v` row). Returns `G(t0, q0)`, or [`crate::Error::InconsistentState`].
+pub(crate) fn check_consistent<
+    Sys: Nonholonomic<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    sys: &Sys,
+    state: &crate::State<N>,
+    options: &crate::Options,
+) -> Result<SMatrix<f64, M, N>, crate::Error> {
+    let (t0, q0, v0) = (state.t, state.q, state.v);
+    let w0 = sys.velocity_constraint_jacobian(t0, &q0, &v0);
+    let g0 = sys.constraints(t0, &q0);
+    let (pos, mut vel) = crate::spark_step::inconsistency(&g0, &w0.w, &w0.wv);
+    let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
+    for l in 0..K {
+        let norm = k0.kv.row(l).norm();
+        let scale = if norm > 0.0 { norm } else { 1.0 };
+        vel = vel.max(k0.k[l].abs() / scale);
+    }
+    let tol = options.consistency_tolerance;
+    let max_abs = |x: &SVector<f64, N>| x.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
+        Ok(w0.wv)
+    } else {
+        Err(crate::Error::InconsistentState {
+            position: pos,
+            velocity: vel,
+        })
+    }
+}
