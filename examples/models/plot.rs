@@ -55,6 +55,7 @@ mod plot {
                     .configure_mesh()
                     .x_desc(x_label)
                     .y_desc(y_label)
+                    .x_label_formatter(&|x| tidy(*x))
                     .y_label_formatter(&|y| format!("{y:.1e}"))
                     .draw()?;
                 for (label, data, color) in series {
@@ -85,5 +86,15 @@ mod plot {
         }
         root.present()?;
         Ok(())
+    }
+
+    /// A tick label without binary-to-decimal noise (0.30000000000000004 -> 0.3).
+    fn tidy(x: f64) -> String {
+        if x != 0.0 && !(1e-3..1e4).contains(&x.abs()) {
+            return format!("{x:.1e}");
+        }
+        let s = format!("{x:.6}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        s.to_string()
     }
 }
