@@ -8,7 +8,7 @@ use crate::integrator::{Method, Options, StepStats};
 use crate::mixed_step::step_mixed;
 use crate::nonholonomic::Nonholonomic;
 use crate::odae_step::{self, Point};
-use crate::spark_step::{step, SparkTableau};
+use crate::spark_step::{step, KroneckerCoefficients, SparkTableau};
 use crate::state::State;
 use crate::system::{Lagrangian, Odae};
 use crate::tableau::{
@@ -92,7 +92,9 @@ impl<const S: usize> GaussLobatto<S> {
             a_til: t.a_til,
             a_nh: t.a,
             b_nh: t.b,
+            kron: KroneckerCoefficients::UNSET,
         }
+        .derive()
     };
 }
 
@@ -152,6 +154,7 @@ impl<const S: usize> LobattoIIIAB<S> {
             a_til: [[0.0; S]; S],
             a_nh: a_hat,
             b_nh: b,
+            kron: KroneckerCoefficients::UNSET,
         };
         // Constraint node i (0..s̃) is stage i+1: c̃ = c, b̃ = b, Ā = A, Ã = IIIB.
         let mut i = 0;
@@ -169,7 +172,7 @@ impl<const S: usize> LobattoIIIAB<S> {
             }
             i += 1;
         }
-        t
+        t.derive()
     };
 }
 
@@ -238,7 +241,9 @@ impl SymplecticEuler {
         a_til: [[0.0]],
         a_nh: [[1.0]],
         b_nh: [1.0],
-    };
+        kron: KroneckerCoefficients::UNSET,
+    }
+    .derive();
 }
 
 method!(SymplecticEuler, [], 1, |_t, _s, _h, _o, _st| {
@@ -299,7 +304,9 @@ impl SymplecticEulerII {
         a_til: [[0.0]],
         a_nh: [[0.0]],
         b_nh: [1.0],
-    };
+        kron: KroneckerCoefficients::UNSET,
+    }
+    .derive();
 }
 
 /// The error of [`SymplecticEulerII`] on holonomic constraints.

@@ -55,23 +55,10 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
         let mass = Factored::new(lvv)?;
         let w = mass.apply(&g.transpose());
         let schur = Factored::new(&(g * w))?;
-        let mut a_til = [[0.0; S]; S];
-        for i in 0..S {
-            a_til[i][0] = tab.a_til0[i];
-            for j in 1..st {
-                a_til[i][j] = tab.a_til[i][j - 1];
-            }
+        if !tab.kron.invertible {
+            return Err(Singular { column: 0 });
         }
-        // P = Ā'Ã' (rows: constraint nodes 1..s̃, columns: multipliers 0..s̃-1).
-        let mut p = [[0.0; S]; S];
-        for i in 0..st {
-            for j in 0..st {
-                for k in 0..S {
-                    p[i][j] += tab.a_bar[i][k] * a_til[k][j];
-                }
-            }
-        }
-        let p_inv = invert(p, st)?;
+        let (a_til, p_inv) = (tab.kron.a_til, tab.kron.p_inv);
         Ok(Self {
             mass,
             g: *g,
@@ -112,6 +99,8 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
         rv: &mut [SVector<f64, N>; S],
         rmu: &mut [SVector<f64, M>; S],
     ) {
+        // Loops run over all S slots (constant trip counts, unrolled); `p_inv` and `a_til` are
+        // zero outside their leading s̃ columns, and pinned slots keep their right-hand side.
         let st = self.st;
         let mut gy = [SVector::<f64, M>::zeros(); S];
         for k in 0..S {
@@ -119,24 +108,28 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
             gy[k] = self.g * rv[k];
         }
         let mut u = [SVector::<f64, M>::zeros(); S];
-        for i in 0..st {
-            let mut z = -rmu[i];
-            for k in 0..S {
-                z += gy[k] * tab.a_bar[i][k];
+        for i in 0..S {
+            if i < st {
+                let mut z = -rmu[i];
+                for k in 0..S {
+                    z += gy[k] * tab.a_bar[i][k];
+                }
+                self.schur.solve(&mut z);
+                u[i] = z;
             }
-            self.schur.solve(&mut z);
-            u[i] = z;
         }
-        for j in 0..st {
-            let mut d = SVector::<f64, M>::zeros();
-            for i in 0..st {
-                d += u[i] * self.p_inv[j][i];
+        for j in 0..S {
+            if j < st {
+                let mut d = SVector::<f64, M>::zeros();
+                for i in 0..S {
+                    d += u[i] * self.p_inv[j][i];
+                }
+                rmu[j] = d;
             }
-            rmu[j] = d;
         }
         for i in 0..S {
             let mut reaction = SVector::<f64, M>::zeros();
-            for j in 0..st {
+            for j in 0..S {
                 reaction += rmu[j] * self.a_til[i][j];
             }
             rv[i] -= self.w * reaction;
@@ -181,57 +174,6 @@ impl<const N: usize, const M: usize> EndMatrix<N, M> {
         *rv -= self.x * z;
         *rmu = z;
     }
-}
-
-/// Inverse of the leading `n × n` block of `p` (Gauss-Jordan with partial pivoting).
-fn invert<const S: usize>(mut p: [[f64; S]; S], n: usize) -> Result<[[f64; S]; S], Singular> {
-    let mut inv = [[0.0; S]; S];
-    // Closed forms for the common one- and two-stage cases.
-    if n == 1 && p[0][0].abs() > 1e-14 {
-        inv[0][0] = 1.0 / p[0][0];
-        return Ok(inv);
-    }
-    if n == 2 {
-        let det = p[0][0] * p[1][1] - p[0][1] * p[1][0];
-        if det.abs() > 1e-14 {
-            inv[0][0] = p[1][1] / det;
-            inv[0][1] = -p[0][1] / det;
-            inv[1][0] = -p[1][0] / det;
-            inv[1][1] = p[0][0] / det;
-            return Ok(inv);
-        }
-    }
-    for i in 0..n {
-        inv[i][i] = 1.0;
-    }
-    for k in 0..n {
-        let mut piv = k;
-        for r in k + 1..n {
-            if p[r][k].abs() > p[piv][k].abs() {
-                piv = r;
-            }
-        }
-        if p[piv][k].abs() <= 1e-14 || p[piv][k].is_nan() {
-            return Err(Singular { column: k });
-        }
-        p.swap(k, piv);
-        inv.swap(k, piv);
-        let d = 1.0 / p[k][k];
-        for c in 0..n {
-            p[k][c] *= d;
-            inv[k][c] *= d;
-        }
-        for r in 0..n {
-            if r != k {
-                let f = p[r][k];
-                for c in 0..n {
-                    p[r][c] -= f * p[k][c];
-                    inv[r][c] -= f * inv[k][c];
-                }
-            }
-        }
-    }
-    Ok(inv)
 }
 
 #[cfg(test)]
@@ -292,6 +234,38 @@ mod tests {
             }
             assert!((s - rhs[r]).abs() < 1e-12, "row {r}: {s} vs {}", rhs[r]);
         }
+    }
+
+    /// `SparkTableau::derive` inverts `P = Ā'Ã'` on its leading s̃ block.
+    fn check_derived<const S: usize>(tab: &SparkTableau<S>) {
+        let k = &tab.kron;
+        assert!(k.invertible);
+        let st = tab.s_tilde;
+        for i in 0..st {
+            for j in 0..st {
+                let mut pp = 0.0;
+                for l in 0..st {
+                    let mut p = 0.0;
+                    for m in 0..S {
+                        p += tab.a_bar[i][m] * k.a_til[m][l];
+                    }
+                    pp += p * k.p_inv[l][j];
+                }
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((pp - want).abs() < 1e-12, "S = {S}: ({i}, {j}) = {pp}");
+            }
+        }
+    }
+
+    #[test]
+    fn derived_kronecker_coefficients_invert_p() {
+        check_derived(&GaussLobatto::<1>::TABLEAU);
+        check_derived(&GaussLobatto::<2>::TABLEAU);
+        check_derived(&GaussLobatto::<3>::TABLEAU);
+        check_derived(&GaussLobatto::<5>::TABLEAU);
+        check_derived(&crate::LobattoIIIAB::<2>::TABLEAU);
+        check_derived(&crate::LobattoIIIAB::<4>::TABLEAU);
+        check_derived(&crate::SymplecticEuler::TABLEAU);
     }
 
     #[test]
