@@ -1,6 +1,7 @@
 //! # spark
 //!
-//! Write a Lagrangian and its holonomic constraints in plain Rust expression syntax; the
+//! Write a Lagrangian and its holonomic and nonholonomic constraints (or a Hamiltonian, or a
+//! DAE) in plain Rust expression syntax; the
 //! [`mechanics!`] macro differentiates them symbolically at compile time and the runtime steps
 //! the system with (s,s)-Gauss-Lobatto SPARK methods of order 2s, on the stack, with no heap.
 //!
@@ -33,7 +34,40 @@
 //! # }
 //! ```
 //!
-//! See the README for the DSL reference, the methods and what is guaranteed.
+//! Nonholonomic (velocity) constraints go in a `nonholonomic: [...]` list next to
+//! `holonomic`; the same integrator steps them with the method chosen by type:
+//!
+//! ```
+//! spark::mechanics! {
+//!     /// A particle whose velocity obeys k = v3 − q2 v1 = 0.
+//!     pub struct Particle {
+//!         coordinates: [q1, q2, q3],
+//!         velocities: [v1, v2, v3],
+//!         lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - (q1.powi(2) + q2.powi(2)),
+//!         nonholonomic: [v3 - q2 * v1],
+//!     }
+//! }
+//!
+//! use spark::{Emprk, Integrator, LobattoIIIABD, State};
+//! # fn main() -> Result<(), spark::Error> {
+//! let mut gauss = Integrator::<Particle, Emprk<2>>::new(Particle {}, 0.1)?;
+//! let mut lobatto = Integrator::<Particle, LobattoIIIABD<3>>::new(Particle {}, 0.1)?;
+//! let mut a = State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+//! let mut b = a;
+//! for _ in 0..100 {
+//!     gauss.step(&mut a)?;
+//!     lobatto.step(&mut b)?;
+//! }
+//! assert!(gauss.constraint_residual(&a).1 < 1e-12 && lobatto.constraint_residual(&b).1 < 1e-12);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Methods: [`GaussLobatto`] (order 2S, any mix of constraints), [`Emprk`] (order 2S),
+//! [`LobattoIIIAB`] and [`LobattoIIIABD`] (order 2S − 2), [`LobattoIIIABIndex2`] (paper 002,
+//! nonholonomic only), [`SymplecticEuler`], [`SymplecticEulerI`], [`SymplecticEulerII`] (order 1),
+//! and [`Rklm`] / [`Srklm`] for ODEs with local models. See the README for the DSL reference, the
+//! methods and what is guaranteed.
 #![no_std]
 
 pub use spark_macros::mechanics;
