@@ -61,8 +61,8 @@ pub enum Error {
         /// Size of the last Newton update relative to the tolerance.
         residual: f64,
     },
-    /// The method has no variant for this kind of model (for example a Lobatto method on a
-    /// model with nonholonomic constraints).
+    /// The method has no variant for this kind of model (for example `SymplecticEulerII` on
+    /// holonomic constraints, or `LobattoIIIABIndex2` on a Hamiltonian model).
     Unsupported {
         /// What is not supported.
         what: &'static str,
