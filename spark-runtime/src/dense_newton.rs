@@ -5,10 +5,10 @@
 //! starting iterate, and later iterations evaluate residuals only; an iteration that converges
 //! slowly (rate above 1/2) or not at all is redone with full Newton from the same start.
 
-use nalgebra::SMatrix;
+use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::integrator::Options;
+use crate::integrator::{max_abs, Options};
 use crate::layout::{flat, flat_square, zero_square, Layout};
 use crate::lu;
 use crate::newton::{Monitor, Verdict};
@@ -23,6 +23,23 @@ pub(crate) struct DenseProblem {
     pub vscale0: f64,
     /// Round-off scale of the velocity unknowns besides their size (`max|q0| / |h|`).
     pub noise_scale: f64,
+}
+
+impl DenseProblem {
+    /// The problem of a step of size `h` from `(q0, v0)` whose first `nv` unknowns are
+    /// velocities.
+    pub(crate) fn at_step<const N: usize>(
+        nv: usize,
+        q0: &SVector<f64, N>,
+        v0: &SVector<f64, N>,
+        h: f64,
+    ) -> Self {
+        Self {
+            nv,
+            vscale0: max_abs(v0),
+            noise_scale: max_abs(q0) / h.abs(),
+        }
+    }
 }
 
 /// Solves `F(x) = 0` from `init`; `assemble(x, r, jac)` writes `r = F(x)` and, when asked, the

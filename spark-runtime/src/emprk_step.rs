@@ -43,14 +43,14 @@
 // The loops index stages, blocks and components the way the thesis writes its subscripts.
 #![allow(clippy::needless_range_loop)]
 
-use nalgebra::{SMatrix, SVector};
+use nalgebra::SVector;
 
 use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::Error;
-use crate::integrator::{max_abs, Method, Options, StepStats};
+use crate::integrator::{Method, Options, StepStats};
 use crate::layout::{flat, Arr, Cat, Layout, Scalar};
 use crate::methods::GaussLobatto;
-use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
+use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian, StepStart};
 use crate::odae_step::{self, Point};
 use crate::spark_step::{self, SparkTableau};
 use crate::state::State;
@@ -194,14 +194,6 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     }
 }
 
-/// Step-start quantities that do not depend on the unknowns.
-struct Start<const N: usize, const M: usize> {
-    t0: f64,
-    q0: SVector<f64, N>,
-    p0: SVector<f64, N>,
-    gq0: SMatrix<f64, M, N>,
-}
-
 /// One momentum equation (E1 or E2'): its own stage `(T*, Q*, V*)` with
 /// `Q* = q0 + h Σ_l own_l V_l`, the Gauss weights `w` of `F_j` and `K_jᵀν_j`, the Lobatto weights
 /// `w0` of `μ_0` and `wl` of `μ_1..μ_S`.
@@ -225,7 +217,7 @@ fn assemble<
     et: &EmprkTableau<S>,
     sys: &Sys,
     h: f64,
-    start: &Start<N, M>,
+    start: &StepStart<N, M>,
     x: &[f64],
     r: &mut [f64],
     jac: Option<&mut [f64]>,
@@ -440,14 +432,7 @@ pub fn residual_and_jacobian<
     r: &mut [f64],
     jac: Option<&mut [f64]>,
 ) {
-    let start = Start {
-        t0: state.t,
-        q0: state.q,
-        p0: sys.momentum_force(state.t, &state.q, &state.v).0,
-        gq0: sys
-            .constraint_jacobian(state.t, &state.q, &SVector::zeros())
-            .gq,
-    };
+    let start = StepStart::at(sys, state);
     assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
 }
 
@@ -503,20 +488,11 @@ pub fn step_emprk_stages<
 
     // Consistency of g, the hidden constraint and k at the step start.
     let gq0 = check_consistent(sys, state, options)?;
-    let start = Start {
-        t0,
-        q0,
-        p0: sys.momentum_force(t0, &q0, &v0).0,
-        gq0,
-    };
+    let start = StepStart::new(sys, state, gq0);
 
     type L<const N: usize, const M: usize, const K: usize, const S: usize> =
         EmprkLayout<N, M, K, S>;
-    let problem = DenseProblem {
-        nv: 2 * S * N,
-        vscale0: max_abs(&v0),
-        noise_scale: max_abs(&q0) / h.abs(),
-    };
+    let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
     let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
         options,
         &problem,
@@ -554,10 +530,8 @@ pub fn step_emprk_stages<
         t: t0 + h,
         q: q1,
         v: stages[S - 1].v,
-    };
-    if !next.is_finite() {
-        return Err(Error::NonFiniteState);
     }
+    .checked()?;
     Ok((
         next,
         stages,

@@ -56,13 +56,13 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::{Error, Phase};
-use crate::integrator::{max_abs, Method, Options, StepStats};
+use crate::integrator::{Method, Options, StepStats};
 use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::lu;
 use crate::methods::LobattoIIIAB;
 use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
 use crate::odae_step::Point;
-use crate::state::State;
+use crate::state::{all_finite, State};
 use crate::system::{DynamicsJacobian, Lagrangian, Odae};
 use crate::tableau::{lobatto_iiia, lobatto_iiib, lobatto_rule};
 
@@ -546,11 +546,7 @@ pub fn step_with_multiplier<
     };
 
     type L<const N: usize, const K: usize, const S: usize> = Index2Layout<N, K, S>;
-    let problem = DenseProblem {
-        nv: 2 * S * N,
-        vscale0: max_abs(&v0),
-        noise_scale: max_abs(&q0) / h.abs(),
-    };
+    let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
     let (mut xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
         options,
         &problem,
@@ -580,8 +576,9 @@ pub fn step_with_multiplier<
         t: t0 + h,
         q: q1,
         v: v1,
-    };
-    if !next.is_finite() || !psi1.iter().all(|x| x.is_finite()) {
+    }
+    .checked()?;
+    if !all_finite(&psi1) {
         return Err(Error::NonFiniteState);
     }
     Ok((

@@ -40,9 +40,9 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::Error;
-use crate::integrator::{max_abs, Options, StepStats};
+use crate::integrator::{Options, StepStats};
 use crate::layout::{flat, Arr, Cat, Layout, Scalar};
-use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
+use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian, StepStart};
 use crate::spark_step::SparkTableau;
 use crate::state::State;
 use crate::system::{ConstraintJacobian, DynamicsJacobian};
@@ -81,14 +81,6 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     }
 }
 
-/// Step-start quantities that do not depend on the unknowns.
-struct Start<const N: usize, const M: usize> {
-    t0: f64,
-    q0: SVector<f64, N>,
-    p0: SVector<f64, N>,
-    gq0: SMatrix<f64, M, N>,
-}
-
 /// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
 /// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
 fn assemble<
@@ -101,7 +93,7 @@ fn assemble<
     tab: &SparkTableau<S>,
     sys: &Sys,
     h: f64,
-    start: &Start<N, M>,
+    start: &StepStart<N, M>,
     x: &[f64],
     r: &mut [f64],
     jac: Option<&mut [f64]>,
@@ -381,14 +373,7 @@ pub fn residual_and_jacobian<
     r: &mut [f64],
     jac: Option<&mut [f64]>,
 ) {
-    let start = Start {
-        t0: state.t,
-        q0: state.q,
-        p0: sys.momentum_force(state.t, &state.q, &state.v).0,
-        gq0: sys
-            .constraint_jacobian(state.t, &state.q, &SVector::zeros())
-            .gq,
-    };
+    let start = StepStart::at(sys, state);
     assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
 }
 
@@ -427,20 +412,11 @@ pub fn step_mixed<
 
     // Consistency of g, the hidden constraint and k at the step start.
     let gq0 = check_consistent(sys, state, options)?;
-    let start = Start {
-        t0,
-        q0,
-        p0: sys.momentum_force(t0, &q0, &v0).0,
-        gq0,
-    };
+    let start = StepStart::new(sys, state, gq0);
 
     type L<const N: usize, const M: usize, const K: usize, const S: usize> =
         MixedLayout<N, M, K, S>;
-    let problem = DenseProblem {
-        nv: (S + 1) * N,
-        vscale0: max_abs(&v0),
-        noise_scale: max_abs(&q0) / h.abs(),
-    };
+    let problem = DenseProblem::at_step((S + 1) * N, &q0, &v0, h);
     let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
         options,
         &problem,
@@ -463,10 +439,8 @@ pub fn step_mixed<
         t: t0 + h,
         q: q1,
         v: v1,
-    };
-    if !next.is_finite() {
-        return Err(Error::NonFiniteState);
     }
+    .checked()?;
     Ok((
         next,
         StepStats {

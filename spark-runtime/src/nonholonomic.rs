@@ -93,6 +93,40 @@ pub fn project_consistent<
     crate::project::project_mixed(sys, state)
 }
 
+/// Step-start quantities of the monolithic mixed steps (`mixed_step`, `emprk_step`) that do
+/// not depend on the unknowns.
+pub(crate) struct StepStart<const N: usize, const M: usize> {
+    /// `t0`.
+    pub t0: f64,
+    /// `q0`.
+    pub q0: SVector<f64, N>,
+    /// `p0 = ∇_v L(t0, q0, v0)`.
+    pub p0: SVector<f64, N>,
+    /// `G(t0, q0)`.
+    pub gq0: SMatrix<f64, M, N>,
+}
+
+impl<const N: usize, const M: usize> StepStart<N, M> {
+    /// The quantities at `state`, with `gq0 = G(t0, q0)` already evaluated.
+    pub fn new<Sys: Lagrangian<N, M>>(
+        sys: &Sys,
+        state: &crate::State<N>,
+        gq0: SMatrix<f64, M, N>,
+    ) -> Self {
+        Self {
+            t0: state.t,
+            q0: state.q,
+            p0: sys.momentum_force(state.t, &state.q, &state.v).0,
+            gq0,
+        }
+    }
+
+    /// The quantities at `state`, evaluating `G` (for the Jacobian tests).
+    pub fn at<Sys: Lagrangian<N, M>>(sys: &Sys, state: &crate::State<N>) -> Self {
+        Self::new(sys, state, sys.constraint_gradient(state.t, &state.q).1)
+    }
+}
+
 /// Checks the step start of a model with nonholonomic constraints: `g = 0`, `g_t + G v = 0`
 /// and `k = 0` to `options.consistency_tolerance` (relative to `1 + max|q|`, resp.
 /// `1 + max|v|`; the nonholonomic violation counts as a velocity, each row scaled by the norm

@@ -30,7 +30,7 @@ use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::lu::{self, Factored};
 use crate::newton::{Monitor, Verdict};
 use crate::stage_matrix::{EndMatrix, StageMatrix};
-use crate::state::State;
+use crate::state::{all_finite, State};
 use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian};
 
 /// Coefficients of an (s, s̃)-SPARK method in the storage the step uses.
@@ -208,16 +208,6 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
 
 /// Factor on the tolerance of the simplified Newton iterations (see `step`).
 pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
-
-/// Whether every entry of `x` is finite.
-/// (`x · 0` is NaN exactly when `x` is infinite or NaN.)
-fn finite<const K: usize>(x: &SVector<f64, K>) -> bool {
-    let mut sum = 0.0;
-    for k in 0..K {
-        sum += x[k] * 0.0;
-    }
-    sum == 0.0
-}
 
 /// The error that sends a slowly converging simplified iteration to full Newton.
 pub(crate) fn slow(phase: Phase, iterations: u32) -> Error {
@@ -427,7 +417,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             let guess = approx
                 .as_ref()
                 .map(|a| a.predict(&(d0.f - d0.lvq * v0), &(start.wq * v0)))
-                .filter(|(a, l)| finite(a) && finite(l));
+                .filter(|(a, l)| all_finite(a) && all_finite(l));
             (d0.p, approx, guess, Some(d0.lvv))
         } else {
             (sys.momentum_force(t0, &q0, &v0).0, None, None, None)
@@ -638,10 +628,8 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             t: t1,
             q: q1,
             v: v1,
-        };
-        if !next.is_finite() {
-            return Err(Error::NonFiniteState);
         }
+        .checked()?;
         Ok((
             next,
             StepStats {

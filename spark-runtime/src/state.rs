@@ -2,6 +2,18 @@
 
 use nalgebra::SVector;
 
+use crate::error::Error;
+
+/// Whether every entry of `x` is finite (`x · 0` is NaN exactly when `x` is infinite or NaN,
+/// so one sum checks them all).
+pub(crate) fn all_finite<const K: usize>(x: &SVector<f64, K>) -> bool {
+    let mut sum = 0.0;
+    for k in 0..K {
+        sum += x[k] * 0.0;
+    }
+    sum == 0.0
+}
+
 /// Time `t`, coordinates `q` and velocities `v` of a system with `N` coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct State<const N: usize> {
@@ -31,11 +43,15 @@ impl<const N: usize> State<N> {
 
     /// True when `t`, every coordinate and every velocity are finite.
     pub fn is_finite(&self) -> bool {
-        // `x · 0` is NaN exactly when `x` is infinite or NaN; one sum checks every entry.
-        let mut sum = self.t * 0.0;
-        for k in 0..N {
-            sum += self.q[k] * 0.0 + self.v[k] * 0.0;
+        self.t.is_finite() && all_finite(&self.q) && all_finite(&self.v)
+    }
+
+    /// `self`, or [`Error::NonFiniteState`] when a step produced a non-finite value.
+    pub(crate) fn checked(self) -> Result<Self, Error> {
+        if self.is_finite() {
+            Ok(self)
+        } else {
+            Err(Error::NonFiniteState)
         }
-        sum == 0.0
     }
 }
