@@ -13,15 +13,7 @@ include!("models/plot.rs");
 use plotters::style::{BLUE, GREEN, RED};
 use spark::{GaussLobatto, Integrator, Method, State};
 
-spark::mechanics! {
-    /// The nonholonomic particle: L = ½|v|² − (q1² + q2²), k = v3 − q2 v1.
-    pub struct Particle {
-        coordinates: [q1, q2, q3],
-        velocities: [v1, v2, v3],
-        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - (q1.powi(2) + q2.powi(2)),
-        nonholonomic: [v3 - q2 * v1],
-    }
-}
+include!("models/nonholonomic_particle.rs");
 
 const H: f64 = 0.2;
 const STEPS: usize = 1250; // t_end = 250

@@ -24,18 +24,7 @@ include!("models/plot.rs");
 use plotters::style::RED;
 use spark::{GaussLobatto, Integrator, Method, State};
 
-spark::mechanics! {
-    /// The skate (a rod with two point masses m/2) on an inclined plane; `gs` = γ sin β.
-    pub struct Skate {
-        coordinates: [q1, q2, q3, q4],
-        velocities: [v1, v2, v3, v4],
-        parameters: [m = 1.0, l = 1.0, gs = 1.0],
-        lagrangian: 0.25 * m * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2))
-            + 0.5 * m * gs * (q1 + q3),
-        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - l.powi(2))],
-        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
-    }
-}
+include!("models/skate.rs");
 
 /// The printed initial data.
 fn start() -> State<4> {

@@ -66,61 +66,13 @@ spark::mechanics! {
     }
 }
 
-spark::mechanics! {
-    /// The skate (a rod with two point masses m/2) on an inclined plane; `gs` = γ sin β.
-    pub struct Skate {
-        coordinates: [q1, q2, q3, q4],
-        velocities: [v1, v2, v3, v4],
-        parameters: [m = 1.0, l = 1.0, gs = 1.0],
-        lagrangian: 0.25 * m * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2))
-            + 0.5 * m * gs * (q1 + q3),
-        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - l.powi(2))],
-        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
-    }
-}
-
-spark::mechanics! {
-    /// Ball rolling on a table turning with angular speed `omega` (thesis §8.3.3).
-    pub struct BallTable {
-        coordinates: [q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11],
-        velocities: [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11],
-        parameters: [m = 1.0, inertia = 1.0, r = 1.0, omega = 1.0],
-        lagrangian: 0.5 * m * (v1.powi(2) + v2.powi(2))
-            + 0.5 * inertia * (v3.powi(2) + v4.powi(2) + v5.powi(2) + v6.powi(2) + v7.powi(2)
-                + v8.powi(2) + v9.powi(2) + v10.powi(2) + v11.powi(2)),
-        holonomic: [
-            q3.powi(2) + q6.powi(2) + q9.powi(2) - 1.0,
-            q3 * q4 + q6 * q7 + q9 * q10,
-            q3 * q5 + q6 * q8 + q9 * q11,
-            q4.powi(2) + q7.powi(2) + q10.powi(2) - 1.0,
-            q4 * q5 + q7 * q8 + q10 * q11,
-            q5.powi(2) + q8.powi(2) + q11.powi(2) - 1.0,
-        ],
-        nonholonomic: [
-            v1 - r * (v3 * q9 + v4 * q10 + v5 * q11) + omega * q2,
-            v2 - r * (v9 * q6 + v10 * q7 + v11 * q8) - omega * q1,
-        ],
-    }
-}
+include!("models/skate.rs");
+include!("models/ball_table.rs");
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn pendulum_start() -> State<2> {
     State::new(0.0, [1.0, 0.0], [0.0, 0.0])
-}
-
-fn skate_start() -> State<4> {
-    State::new(0.0, [-0.5, 0.0, 0.5, 0.0], [0.0, -0.5, 0.0, 0.5])
-}
-
-const BALL_Q0: [f64; 11] = [3.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-const BALL_V0_PRINTED: [f64; 11] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0, 0.0, -6.0, 0.0];
-
-/// Repair (a) of the ball's data: v2 = −3.
-fn ball_start() -> State<11> {
-    let mut v = BALL_V0_PRINTED;
-    v[1] = -3.0;
-    State::new(0.0, BALL_Q0, v)
 }
 
 fn seven_start() -> State<7> {

@@ -11,46 +11,11 @@ mod common;
 
 use spark::{GaussLobatto, Integrator, Method, State};
 
-spark::mechanics! {
-    /// Ball rolling on a table turning with angular speed `omega` (thesis §8.3.3). The thesis
-    /// prints the rotational energy as ½ I² Σ v_i² (a typo); with I = 1 every variant agrees.
-    pub struct BallTable {
-        coordinates: [q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11],
-        velocities: [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11],
-        parameters: [m = 1.0, inertia = 1.0, r = 1.0, omega = 1.0],
-        lagrangian: 0.5 * m * (v1.powi(2) + v2.powi(2))
-            + 0.5 * inertia * (v3.powi(2) + v4.powi(2) + v5.powi(2) + v6.powi(2) + v7.powi(2)
-                + v8.powi(2) + v9.powi(2) + v10.powi(2) + v11.powi(2)),
-        holonomic: [
-            q3.powi(2) + q6.powi(2) + q9.powi(2) - 1.0,
-            q3 * q4 + q6 * q7 + q9 * q10,
-            q3 * q5 + q6 * q8 + q9 * q11,
-            q4.powi(2) + q7.powi(2) + q10.powi(2) - 1.0,
-            q4 * q5 + q7 * q8 + q10 * q11,
-            q5.powi(2) + q8.powi(2) + q11.powi(2) - 1.0,
-        ],
-        nonholonomic: [
-            v1 - r * (v3 * q9 + v4 * q10 + v5 * q11) + omega * q2,
-            v2 - r * (v9 * q6 + v10 * q7 + v11 * q8) - omega * q1,
-        ],
-    }
-}
-
-/// Centre (3, 0), Q = identity.
-const Q0: [f64; 11] = [3.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-/// The printed velocities: spin 6 about the x-axis, centre at rest (k2 = 3: inconsistent).
-const V0_PRINTED: [f64; 11] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0, 0.0, -6.0, 0.0];
-
-/// Repair (a): v2 = −3.
-fn consistent_start() -> State<11> {
-    let mut v = V0_PRINTED;
-    v[1] = -3.0;
-    State::new(0.0, Q0, v)
-}
+include!("../examples/models/ball_table.rs");
 
 fn run<Meth: Method>(h: f64, t_end: f64) -> State<11> {
     let mut sim = Integrator::<BallTable, Meth>::new(BallTable::default(), h).unwrap();
-    let mut s = consistent_start();
+    let mut s = ball_start();
     let n = (t_end / h).round() as usize;
     assert!((n as f64 * h - t_end).abs() < 1e-12);
     for _ in 0..n {
@@ -73,7 +38,7 @@ fn q_error(a: &State<11>, b: &State<11>) -> f64 {
 #[test]
 fn repaired_data_are_consistent() {
     let sim = Integrator::<BallTable, GaussLobatto<2>>::new(BallTable::default(), 0.1).unwrap();
-    let s = consistent_start();
+    let s = ball_start();
     let (g, w) = sim.constraint_residual(&s);
     assert_eq!((g, w), (0.0, 0.0), "g, hidden constraint and k at t0");
     assert_eq!(sim.energy(&s), 40.5);
@@ -89,7 +54,7 @@ fn repaired_data_are_consistent() {
 #[test]
 fn printed_data_are_rejected_and_left_unchanged() {
     let mut sim = Integrator::<BallTable, GaussLobatto<2>>::new(BallTable::default(), 0.1).unwrap();
-    let printed = State::new(0.0, Q0, V0_PRINTED);
+    let printed = State::new(0.0, BALL_Q0, BALL_V0_PRINTED);
     let (g, w) = sim.constraint_residual(&printed);
     assert_eq!(g, 0.0);
     assert!((w - 3.0).abs() < 1e-15, "k2 = {w}");

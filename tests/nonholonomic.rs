@@ -7,28 +7,8 @@ mod common;
 
 use spark::{GaussLobatto, Integrator, Method, State, SymplecticEuler};
 
-spark::mechanics! {
-    /// The nonholonomic particle: L = ½|v|² − (q1² + q2²), k = v3 − q2 v1.
-    pub struct Particle {
-        coordinates: [q1, q2, q3],
-        velocities: [v1, v2, v3],
-        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - (q1.powi(2) + q2.powi(2)),
-        nonholonomic: [v3 - q2 * v1],
-    }
-}
-
-spark::mechanics! {
-    /// The skate (a rod with two point masses) on an inclined plane.
-    pub struct Skate {
-        coordinates: [q1, q2, q3, q4],
-        velocities: [v1, v2, v3, v4],
-        parameters: [m = 1.0, l = 1.0, gs = 1.0],
-        lagrangian: 0.25 * m * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2))
-            + 0.5 * m * gs * (q1 + q3),
-        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - l.powi(2))],
-        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
-    }
-}
+include!("../examples/models/nonholonomic_particle.rs");
+include!("../examples/models/skate.rs");
 
 fn run<Sys, Meth, const N: usize, const M: usize>(
     sys: Sys,
