@@ -47,9 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (e3, k3) = energy::<LobattoIIIABD<3>>(0.2, 150.0)?;
     let (e4, k4) = energy::<LobattoIIIABD<4>>(0.2, 150.0)?;
     for (s, e, k) in [(2, &e2, k2), (3, &e3, k3), (4, &e4, k4)] {
-        let max = e.iter().fold(0.0f64, |m, p| m.max(p.1.abs()));
-        let n = e.len();
-        let last = e[n - n / 10..].iter().fold(0.0f64, |m, p| m.max(p.1.abs()));
+        let (max, _, last) = plot::tenths(e);
         println!(
             "   s = {s}: max |E - E0| = {max:.3e} (last 10% of the run: {last:.3e}), max |k| = {k:.1e}"
         );

@@ -88,13 +88,7 @@ fn energy() -> Result<Vec<(f64, f64)>, Box<dyn std::error::Error>> {
         sim.step(&mut s)?;
         out.push((s.t, sim.energy(&s) - e0));
     }
-    let max = out.iter().fold(0.0f64, |m, p| m.max(p.1.abs()));
-    let first = out[..steps / 10]
-        .iter()
-        .fold(0.0f64, |m, p| m.max(p.1.abs()));
-    let last = out[steps - steps / 10..]
-        .iter()
-        .fold(0.0f64, |m, p| m.max(p.1.abs()));
+    let (max, first, last) = plot::tenths(&out);
     println!(
         "\n2. energy error of (2,2) SPARK, h = {h}, t in [0, 200]: E0 = {e0}, max |E - E0| = {max:.2e} \
          (first 10% of the run: {first:.2e}, last 10%: {last:.2e})"

@@ -213,10 +213,8 @@ impl Study {
 
 /// Prints the energy-error summary of a run and writes its plot.
 fn energy_report(fig: &str, title: &str, label: &str, e: &[(f64, f64)]) -> Res<f64> {
-    let n = e.len();
-    let max = |d: &[(f64, f64)]| d.iter().fold(0.0f64, |m, p| m.max(p.1.abs()));
-    let (all, first, last) = (max(e), max(&e[..n / 10]), max(&e[n - n / 10..]));
-    let mean = e.iter().map(|p| p.1).sum::<f64>() / n as f64;
+    let (all, first, last) = plot::tenths(e);
+    let mean = e.iter().map(|p| p.1).sum::<f64>() / e.len() as f64;
     println!(
         "  {label}: max |E - E0| = {all:.2e} (first 10% of the run {first:.2e}, last 10% {last:.2e}), mean E - E0 = {mean:.2e}"
     );

@@ -88,6 +88,14 @@ mod plot {
         Ok(())
     }
 
+    /// `(max |y|, max |y| over the first tenth, max |y| over the last tenth)` of a series: an
+    /// error that drifts grows from the first to the last tenth.
+    pub fn tenths(e: &[(f64, f64)]) -> (f64, f64, f64) {
+        let max = |d: &[(f64, f64)]| d.iter().fold(0.0f64, |m, p| m.max(p.1.abs()));
+        let n = e.len();
+        (max(e), max(&e[..n / 10]), max(&e[n - n / 10..]))
+    }
+
     /// A tick label without binary-to-decimal noise (0.30000000000000004 -> 0.3).
     fn tidy(x: f64) -> String {
         if x != 0.0 && !(1e-3..1e4).contains(&x.abs()) {
