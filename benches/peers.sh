@@ -10,7 +10,9 @@
 #    chain_bench does for spark.
 # 2. short: for each N, runs the peers' drivers (gauss4 = Gauss-Legendre collocation of order 4
 #    on the index-1 DAE, rk4 = explicit RK4 on the index-reduced ODE) at h = 0.02, 0.01, 0.005,
-#    0.0025, then `chain_bench short --n N` (spark, S = 1, 2, 3), and prints one joined table.
+#    0.0025 (RK4 also at 0.08, 0.04), then `chain_bench short --n N` (spark, S = 1, 2, 3, h = 0.2
+#    ... 0.0025), and prints one joined table, the cheapest run reaching each error and each
+#    method's cost interpolated to exactly that error.
 #    Generated C exists for N <= 8 only; N = 16 peer numbers and every gauss6 number (order 6,
 #    no generated C shipped) are copied from $PEERS/results/tables.md, i.e. from another run on
 #    another machine (an AMD EPYC; this one may differ), and are marked so.
@@ -33,10 +35,13 @@ export SPARK_PEERS=$PEERS
 MODE=${1:-all}
 NS_C="1 2 4 8"
 HS="0.02 0.01 0.005 0.0025"
+# RK4 also at larger steps in the short horizon, so that both sides' work-precision curves
+# cover errors down from 1e-6 and the equal-error comparison need not extrapolate
+RK4_SHORT_EXTRA_HS=${RK4_SHORT_EXTRA_HS:-"0.08 0.04"}
 # RK4 also at smaller steps, to compare at (about) equal CPU time with spark S = 1, 2
 RK4_LONG_HS=${RK4_LONG_HS:-"0.01 0.0025 0.001"}
 # spark also at larger steps (an order-4 method reaches RK4's errors with far fewer steps)
-SPARK_HS=${SPARK_HS:-"0.08 0.04 0.02 0.01 0.005 0.0025"}
+SPARK_HS=${SPARK_HS:-"0.2 0.1 0.08 0.04 0.02 0.01 0.005 0.0025"}
 SPARK_LONG_HS=${SPARK_LONG_HS:-"0.01 0.05 0.1"}
 CFLAGS="-O3 -march=native"
 mkdir -p "$OUT"
@@ -153,7 +158,9 @@ if [ "$MODE" = short ] || [ "$MODE" = all ]; then
     for n in 1 2 4 8 16; do
         if [ "$n" -le 8 ]; then
             for m in gauss4 rk4; do
-                for h in $HS; do
+                hs=$HS
+                [ "$m" = rk4 ] && hs="$RK4_SHORT_EXTRA_HS $HS"
+                for h in $hs; do
                     steps=$(awk -v h="$h" 'BEGIN { printf "%d", 2.0 / h + 0.5 }')
                     out=$("$OUT/${m}_N$n/bench" "$h" "$steps" 5 0.3)
                     echo "PEER method=$m $out" | tr '\n' ' ' >>"$LOG"
@@ -261,6 +268,33 @@ if spark:
             f = lambda x: f'{x[0]:.2e} ({x[1]})' if x else '-'
             r = f'{a[0] / b[0]:.2f}' if a and b else '-'
             print(f'| {n} | {level:.0e} | {f(a)} | {f(b)} | {r} | {f(c)} |')
+
+    # Grid-free: each method's cost at exactly the target error, interpolated log-log between the
+    # two runs of one method (and, for spark, one S) whose errors bracket it; no extrapolation.
+    def at_error(runs, level):
+        best = None
+        for key in sorted({lab for (_, _, _, lab) in runs}):
+            pts = sorted((e, c * 1e-6 / h) for (c, e, h, lab) in runs if lab == key and e > 0 and math.isfinite(e))
+            for (e0, w0), (e1, w1) in zip(pts, pts[1:]):
+                if e0 <= level <= e1 and e0 < e1:
+                    x = (math.log(level) - math.log(e0)) / (math.log(e1) - math.log(e0))
+                    w = math.exp(math.log(w0) + x * (math.log(w1) - math.log(w0)))
+                    best = min(best, (w, key)) if best else (w, key)
+        return best
+    print('\n## Short horizon at equal global error, interpolated: cpu s per simulated second at exactly the error\n')
+    print('Each method\'s cost interpolated (log-log) between its two runs bracketing the error; spark: the cheapest S. "-": no bracketing runs.\n')
+    print('| N | err | spark (S) | CasADi rk4 (ODE) | spark / rk4 | CasADi gauss4 | gauss4 / spark |')
+    print('|---|---|---|---|---|---|---|')
+    for n in [1, 2, 4, 8]:
+        sp = [(v[0], v[1], h, f'S={s}') for (s, nn, h), v in spark.items() if nn == n]
+        rk = [(v[0], v[1], h, 'rk4') for (m, nn, h), v in peer.items() if nn == n and m == 'rk4']
+        g4 = [(v[0], v[1], h, 'gauss4') for (m, nn, h), v in peer.items() if nn == n and m == 'gauss4']
+        for level in (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10):
+            a, b, c = at_error(sp, level), at_error(rk, level), at_error(g4, level)
+            f = lambda x: f'{x[0]:.2e}' if x else '-'
+            r = f'{a[0] / b[0]:.2f}' if a and b else '-'
+            g = f'{c[0] / a[0]:.1f}' if a and c else '-'
+            print(f'| {n} | {level:.0e} | {f(a)} ({a[1] if a else "-"}) | {f(b)} | {r} | {f(c)} | {g} |')
 
 if lspark:
     print('\n## Long horizon, T = 1e4 (maxima sampled every 10 steps)\n')

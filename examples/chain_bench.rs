@@ -9,9 +9,9 @@
 //!   and CPU time per step and per simulated second, S = 1, 2, 3, h = 0.02 .. 0.0025.
 //! * `long`: T = 10⁴, N = 1, 2, 4: max energy error and max constraint residuals (sampled
 //!   every 10 steps) and the CPU time.
-//! * `floor`: the function and derivative evaluations one stage-Newton iteration needs
+//! * `floor`: the function and derivative evaluations one full-Newton stage iteration needs
 //!   (S × `dynamics_jacobian` + S × `constraint_jacobian`), timed in isolation, and each step's
-//!   cost as a multiple of it.
+//!   cost as a multiple of it and of the evaluations it actually makes.
 //! * `count`: a fixed number of untimed steps, for instruction counters (see `count`).
 //! * `stack`: stack bytes used by one `Integrator::step` (stack painting in a thread).
 //!
@@ -226,10 +226,18 @@ where
 }
 
 struct Floor {
+    /// `dynamics_jacobian` (p, f and the three second-derivative blocks).
     dyn_ns: f64,
+    /// `constraint_jacobian` (g, G and the Hessians contracted with a multiplier).
     cons_ns: f64,
+    /// `constraint_gradient` (g and G).
+    grad_ns: f64,
+    /// `velocity_constraint_jacobian`.
     vel_ns: f64,
+    /// `momentum_force` (p and f).
     mf_ns: f64,
+    /// `constraints` (g).
+    g_ns: f64,
 }
 
 /// Times, in isolation, each model evaluation the step calls, at states along the trajectory.
@@ -268,11 +276,16 @@ where
         cons_ns: time(&|st| {
             black_box(sys.constraint_jacobian(st.t, &st.q, black_box(&mu)));
         }),
+        grad_ns: time(&|st| {
+            black_box(sys.constraint_gradient(st.t, &st.q));
+        }),
         vel_ns: time(&|st| {
             black_box(sys.velocity_constraint_jacobian(st.t, &st.q, &st.v));
         }),
         mf_ns: time(&|st| {
             black_box(sys.momentum_force(st.t, &st.q, &st.v));
+        }),
+        g_ns: time(&|st| {
             black_box(sys.constraints(st.t, &st.q));
         }),
     }
@@ -481,11 +494,11 @@ fn long(a: &Args) {
 fn floor(a: &Args) {
     let h = 0.01;
     println!("## Evaluation floor (h = {h})\n");
-    println!("Per call, ns: `dynamics_jacobian` (p, f, L_vv, L_vq, L_qq), `constraint_jacobian` (g, G, Σμ∇²g), `velocity_constraint_jacobian`, `momentum_force` + `constraints`.");
-    println!("floor = S × (dynamics_jacobian + constraint_jacobian): the evaluations of one stage-Newton iteration.");
-    println!("evals/step = what the step actually evaluates, given its Newton iteration counts.\n");
-    println!("| N | dyn ns | cons ns | vel ns | mf+g ns | S | floor µs | step µs | step / floor | evals/step µs | step / evals | Newton it. (stage+end) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("Per call, ns: `dynamics_jacobian` (p, f, L_vv, L_vq, L_qq), `constraint_jacobian` (g, G, Σμ∇²g), `constraint_gradient` (g, G), `velocity_constraint_jacobian`, `momentum_force` (p, f), `constraints` (g).");
+    println!("floor = S × (dynamics_jacobian + constraint_jacobian): the evaluations of one full-Newton stage iteration.");
+    println!("evals/step = what the step evaluates: at the start vel + g + dyn + grad; per stage pass (each Newton correction and the final pass at the converged stages) S × mf + S × grad; per end-point iteration vel + dyn.\n");
+    println!("| N | dyn ns | cons ns | grad ns | vel ns | mf ns | g ns | S | floor µs | step µs | step / floor | evals/step µs | step / evals | Newton it. (stage+end) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &a.ns {
         let f = floor_of(n);
         let reference = vec![0.0; 2 * n];
@@ -493,23 +506,22 @@ fn floor(a: &Args) {
             let r = dispatch!(n, s, short_run(h, &reference));
             let sf = s as f64;
             let floor_ns = sf * (f.dyn_ns + f.cons_ns);
-            // Iteration counts of a typical step of this run (h = 0.01, S stages).
-            let stats = dispatch!(n, s, iterations(h));
-            let (ks, ke) = (stats.0 as f64, stats.1 as f64);
-            // start: velocity_constraint_jacobian + constraints + momentum_force; stages: each
-            // iteration S × dyn and S × cons, plus the final S × cons and S × momentum_force;
-            // end point: each iteration dyn + vel.
+            // Iteration counts of this run (h = 0.01, S stages), averaged over its steps.
+            let (ks, ke) = dispatch!(n, s, iterations(h));
             let evals_ns = f.vel_ns
-                + f.mf_ns
-                + ks * floor_ns
-                + sf * (f.cons_ns + f.mf_ns)
-                + ke * (f.dyn_ns + f.vel_ns);
+                + f.g_ns
+                + f.dyn_ns
+                + f.grad_ns
+                + (ks + 1.0) * sf * (f.mf_ns + f.grad_ns)
+                + ke * (f.vel_ns + f.dyn_ns);
             println!(
-                "| {n} | {:.1} | {:.1} | {:.1} | {:.1} | {s} | {:.3} | {:.3} | {:.1} | {:.3} | {:.1} | {:.0}+{:.0} |",
+                "| {n} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {s} | {:.3} | {:.3} | {:.1} | {:.3} | {:.1} | {:.2}+{:.2} |",
                 f.dyn_ns,
                 f.cons_ns,
+                f.grad_ns,
                 f.vel_ns,
                 f.mf_ns,
+                f.g_ns,
                 floor_ns * 1e-3,
                 r.us_per_step,
                 r.us_per_step * 1e3 / floor_ns,
@@ -529,7 +541,6 @@ fn floor(a: &Args) {
     println!();
 }
 
-/// Mean Newton iterations (stage, end) per step over the T = 2 run with step `h`.
 fn iterations<Sys, Meth, const N: usize, const M: usize>(h: f64) -> (f64, f64)
 where
     Sys: Lagrangian<N, M> + Default,

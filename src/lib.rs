@@ -74,8 +74,8 @@ pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Emprk, Error, GaussLobatto,
     Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, LocalModelJacobians,
-    LocalModelOde, LocalModelStats, Method, Model, Options, Phase, Rklm, SparkTableau, Srklm,
-    State, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
+    LocalModelOde, LocalModelStats, MassForce, Method, Model, Options, Phase, Rklm, SparkTableau,
+    Srklm, State, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
     VelocityConstraintJacobian,
 };
 

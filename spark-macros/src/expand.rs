@@ -125,6 +125,8 @@ pub(crate) struct Derivatives {
     pub(crate) f: Vec<Id>,
     pub(crate) lvv: Vec<Vec<Id>>,
     pub(crate) lvq: Vec<Vec<Id>>,
+    /// `Σ_b L_{v_a q_b} v_b`.
+    pub(crate) lvq_v: Vec<Id>,
     pub(crate) lqq: Vec<Vec<Id>>,
     pub(crate) g: Vec<Id>,
     pub(crate) gq: Vec<Vec<Id>>,
@@ -148,6 +150,18 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         .collect();
     let lqq = (0..n)
         .map(|a| (0..n).map(|b| ar.diff(f[a], vars.q(b))).collect())
+        .collect();
+    let lvq_v = (0..n)
+        .map(|a| {
+            let terms: Vec<Id> = (0..n)
+                .map(|b| {
+                    let d = ar.diff(p[a], vars.q(b));
+                    let v = ar.var(vars.v(b));
+                    ar.mul(d, v)
+                })
+                .collect();
+            ar.sum(&terms)
+        })
         .collect();
     let g = model.holonomic.clone();
     let gq: Vec<Vec<Id>> = g
@@ -183,6 +197,7 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         f,
         lvv,
         lvq,
+        lvq_v,
         lqq,
         g,
         gq,
@@ -396,6 +411,16 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         &dyn_targets,
         dyn_tail,
     );
+    let mut mf2_targets = vector_targets("p", &d.p);
+    mf2_targets.extend(vector_targets("f", &d.f));
+    mf2_targets.extend(matrix_targets("lvv", &d.lvv, true));
+    mf2_targets.extend(vector_targets("lvq_v", &d.lvq_v));
+    let mass_body = filled(
+        &model,
+        &quote!(#rt::MassForce<#n>),
+        &mf2_targets,
+        mirror("lvv", n, &model.arena, &d.lvv),
+    );
     let con_body = {
         let targets = vector_targets("g", &d.g);
         let ids: Vec<Id> = targets.iter().map(|(_, id)| *id).collect();
@@ -409,7 +434,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     cg_targets.extend(matrix_targets("gq", &d.gq, false));
     let cg_body = filled(
         &model,
-        &quote!(#rt::ConstraintJacobian<#n, #m>),
+        &quote!(#rt::system::ConstraintGradient<#n, #m>),
         &cg_targets,
         quote!(),
     );
@@ -459,6 +484,10 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             #[inline]
             fn dynamics_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::DynamicsJacobian<#n> {
                 #dyn_body
+            }
+            #[inline]
+            fn mass_force(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::MassForce<#n> {
+                #mass_body
             }
             #[inline]
             fn constraints(&self, t: f64, q: &#vec_n) -> #vec_m {

@@ -338,5 +338,5 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
 
 /// `max |x_i|` (0 for an empty vector).
 pub(crate) fn max_abs<const K: usize>(x: &SVector<f64, K>) -> f64 {
-    x.iter().fold(0.0, |m, v| m.max(v.abs()))
+    x.as_slice().iter().fold(0.0, |m, v| m.max(v.abs()))
 }

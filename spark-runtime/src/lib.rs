@@ -42,6 +42,6 @@ pub use nonholonomic::{Nonholonomic, NonholonomicJacobian};
 pub use spark_step::SparkTableau;
 pub use state::State;
 pub use system::{
-    ConstraintJacobian, DynamicsJacobian, HiddenJacobian, KinematicsJacobian, Lagrangian, Model,
-    Odae, ReactionJacobian, VelocityConstraintJacobian,
+    ConstraintJacobian, DynamicsJacobian, HiddenJacobian, KinematicsJacobian, Lagrangian,
+    MassForce, Model, Odae, ReactionJacobian, VelocityConstraintJacobian,
 };

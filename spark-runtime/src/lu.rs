@@ -117,21 +117,27 @@ impl<const K: usize> Factored<K> {
     /// Inverts `m` by Gauss-Jordan elimination with partial pivoting; a pivot below
     /// `K · ε · max|m|` (or a non-finite entry) is reported as [`Singular`].
     pub(crate) fn new(m: &SMatrix<f64, K, K>) -> Result<Self, Singular> {
-        let mut a = *m;
-        let mut inv = SMatrix::<f64, K, K>::identity();
+        // One pass over the entries (contiguous, column-major): finiteness, scale, and whether
+        // anything lies off the diagonal.
         let mut scale = 0.0f64;
-        for x in a.iter() {
-            if !x.is_finite() {
-                return Err(Singular { column: 0 });
+        let mut finite = true;
+        let mut off_diagonal = false;
+        for (c, column) in m.as_slice().chunks_exact(K.max(1)).enumerate() {
+            for (r, x) in column.iter().enumerate() {
+                finite &= x.is_finite();
+                scale = scale.max(x.abs());
+                off_diagonal |= r != c && *x != 0.0;
             }
-            scale = scale.max(x.abs());
+        }
+        if !finite {
+            return Err(Singular { column: 0 });
         }
         let tiny = scale * f64::EPSILON * (K as f64);
         // Diagonal matrices (point masses in Cartesian coordinates) invert entry by entry.
-        let diagonal = (0..K).all(|c| (0..K).all(|r| r == c || a[(r, c)] == 0.0));
-        if diagonal {
+        if !off_diagonal {
+            let mut inv = *m;
             for k in 0..K {
-                let d = a[(k, k)];
+                let d = m[(k, k)];
                 if d.abs() <= tiny || d == 0.0 {
                     return Err(Singular { column: k });
                 }
@@ -142,6 +148,8 @@ impl<const K: usize> Factored<K> {
                 diagonal: true,
             });
         }
+        let mut a = *m;
+        let mut inv = SMatrix::<f64, K, K>::identity();
         for k in 0..K {
             let mut p = k;
             for r in k + 1..K {

@@ -31,7 +31,7 @@ use crate::lu::{self, Factored};
 use crate::newton::{Monitor, Verdict};
 use crate::stage_matrix::{EndMatrix, StageMatrix};
 use crate::state::{all_finite, State};
-use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian};
+use crate::system::{ConstraintJacobian, DynamicsJacobian, Lagrangian, MassForce};
 
 /// Coefficients of an (s, s̃)-SPARK method in the storage the step uses.
 ///
@@ -349,14 +349,17 @@ fn exact_correction<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const
     Ok(())
 }
 
-/// The converged stage solve.
-struct StageSolution<const N: usize, const M: usize, const S: usize> {
-    vs: [SVector<f64, N>; S],
-    mu: [SVector<f64, M>; S],
-    /// `∂L/∂q` at the stages.
-    forces: [SVector<f64, N>; S],
-    /// Constraints and their Jacobians at the Lobatto nodes `1..s̃`.
-    cons: [(SVector<f64, M>, SMatrix<f64, M, N>); S],
+/// The converged stage solve, reduced to what the end point needs.
+struct StageSolution<const N: usize, const M: usize> {
+    /// The last stage velocity: the end point's starting value.
+    v_last: SVector<f64, N>,
+    /// The end position `q1 = Q̃_s̃`.
+    q1: SVector<f64, N>,
+    /// `G` at `q1`.
+    gq1: SMatrix<f64, M, N>,
+    /// The known part of the end-point momentum equation (4.4f): `−p0 + Σ h b_j f_j` and the
+    /// reactions of the multipliers `μ_0..μ_{s̃−1}`, negated as it enters the residual.
+    known: SVector<f64, N>,
     iterations: u32,
 }
 
@@ -398,8 +401,8 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         // Step-start quantities: reaction direction at q0, consistency, momentum.
         let start = sys.velocity_constraint_jacobian(t0, &q0, &v0);
         let g0 = sys.constraints(t0, &q0);
-        let gq0 = start.wv;
-        let (pos, vel) = inconsistency(&g0, &start.w, &gq0);
+        let gq0 = &start.wv;
+        let (pos, vel) = inconsistency(&g0, &start.w, gq0);
         let tol_c = options.consistency_tolerance;
         if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
             return Err(Error::InconsistentState {
@@ -409,29 +412,46 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         }
         // Simplified Newton's block-structured iteration matrix, from the step start (see
         // `stage_matrix`); `None` when it is singular (full Newton then).
-        let (p0, approx, guess, lvv0) = if options.simplified_newton {
-            let d0 = sys.dynamics_jacobian(t0, &q0, &v0);
+        let d0 = if options.simplified_newton {
+            sys.mass_force(t0, &q0, &v0)
+        } else {
+            let (p, f) = sys.momentum_force(t0, &q0, &v0);
+            MassForce {
+                p,
+                f,
+                ..MassForce::default()
+            }
+        };
+        let approx = if options.simplified_newton {
             let q_mid = q0 + v0 * (0.5 * h);
             let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
-            let approx = StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok();
-            let guess = approx
-                .as_ref()
-                .map(|a| a.predict(&(d0.f - d0.lvq * v0), &(start.wq * v0)))
-                .filter(|(a, l)| all_finite(a) && all_finite(l));
-            (d0.p, approx, guess, Some(d0.lvv))
+            StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok()
         } else {
-            (sys.momentum_force(t0, &q0, &v0).0, None, None, None)
+            None
         };
+        let guess = approx
+            .as_ref()
+            .map(|a| a.predict(&(d0.f - d0.lvq_v), &(start.wq * v0)))
+            .filter(|(a, l)| all_finite(a) && all_finite(l));
+        let p0 = d0.p;
 
         let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
         let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
-        let positions = |vs: &[SVector<f64, N>; S], coef: &[[f64; S]; S], i: usize| {
+        // The coefficients the iterations use, times h, once per step.
+        let scaled = |coef: &[[f64; S]; S]| -> [[f64; S]; S] {
+            core::array::from_fn(|i| core::array::from_fn(|j| h * coef[i][j]))
+        };
+        let (h_a, h_a_bar, h_a_hat) = (scaled(&tab.a), scaled(&tab.a_bar), scaled(&tab.a_hat));
+        let inv_h = 1.0 / h;
+        let positions = |vs: &[SVector<f64, N>; S], h_coef: &[[f64; S]; S], i: usize| {
             let mut q = q0;
             for j in 0..S {
-                q += vs[j] * (h * coef[i][j]);
+                q += vs[j] * h_coef[i][j];
             }
             q
         };
+        // Rounding level of the stage velocities: 64 ε (|V| + |q0|/h).
+        let position_noise = max_abs(&q0) * inv_h.abs();
 
         // ---- stage solve -------------------------------------------------------------------
         // A linearly convergent iteration stops with about the tolerance left, while full
@@ -448,7 +468,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         };
         // Simplified Newton first (iteration matrix assembled and factored once, at the starting
         // iterate); if that iteration fails to converge, full Newton from the same start.
-        let solve_stages = |simplified: bool| -> Result<StageSolution<N, M, S>, Error> {
+        let solve_stages = |simplified: bool| -> Result<StageSolution<N, M>, Error> {
             let mut vs = [v0; S];
             let mut mu = [zero_m; S];
             if let Some((accel, lambda)) = guess {
@@ -471,20 +491,27 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 None
             };
             loop {
-                let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &tab.a, i));
+                let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &h_a, i));
                 let qls: [SVector<f64, N>; S] =
-                    core::array::from_fn(|i| positions(&vs, &tab.a_bar, i));
+                    core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
                 for i in 0..st {
                     cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
                 }
                 if converged {
-                    let forces =
-                        core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]).1);
+                    // What the end point needs: forces at the converged stages, the reactions
+                    // of the stage multipliers, G at q1.
+                    let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
+                    for j in 0..S {
+                        known -= sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
+                    }
+                    for j in 1..st {
+                        known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
+                    }
                     return Ok(StageSolution {
-                        vs,
-                        mu,
-                        forces,
-                        cons,
+                        v_last: vs[S - 1],
+                        q1: qls[st - 1],
+                        gq1: cons[st - 1].1,
+                        known,
                         iterations: monitor.iterations(),
                     });
                 }
@@ -508,13 +535,13 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 for i in 0..S {
                     let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
                     for j in 0..S {
-                        rho -= pf[j].1 * (h * tab.a_hat[i][j]);
+                        rho -= pf[j].1 * h_a_hat[i][j];
                     }
                     for j in 1..st {
                         rho += reactions[j] * tab.a_til[i][j - 1];
                     }
                     rv[i] = -rho;
-                    rmu[i] = if i < st { -cons[i].0 / h } else { -mu[i] };
+                    rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
                 }
                 if let Some(approx) = approx {
                     approx.solve(tab, &mut rv, &mut rmu);
@@ -527,7 +554,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                         vs: &vs,
                         mu: &mu,
                     };
-                    exact_correction(tab, sys, h, &stages, &gq0, &mut rv, &mut rmu)
+                    exact_correction(tab, sys, h, &stages, gq0, &mut rv, &mut rmu)
                         .map_err(|_| monitor.singular())?;
                 }
                 let mut delta = 0.0f64;
@@ -542,7 +569,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                     continue;
                 }
                 let unit = tolerance(simplified) * vscale;
-                let noise = 64.0 * f64::EPSILON * (vscale + max_abs(&q0) / h.abs());
+                let noise = 64.0 * f64::EPSILON * (vscale + position_noise);
                 if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                     converged = true;
                 } else if simplified && monitor.is_slow() {
@@ -551,56 +578,51 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             }
         };
         let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
-        let StageSolution {
-            vs,
-            mu,
-            forces,
-            cons,
-            iterations,
-        } = stages;
-        let stage_iterations = iterations + fallback_iterations;
+        let stage_iterations = stages.iterations + fallback_iterations;
 
         // ---- end-point solve ---------------------------------------------------------------
         let t1 = t0 + h;
-        let q1 = positions(&vs, &tab.a_bar, st - 1);
-        let gq1 = cons[st - 1].1;
-        let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
-        for j in 0..S {
-            known -= forces[j] * (h * tab.b[j]);
-        }
-        for j in 1..st {
-            known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
-        }
+        let (q1, gq1, known) = (&stages.q1, &stages.gq1, &stages.known);
         let weight = tab.b_lob[st - 1];
         // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
-        // eliminating the velocity block (once per solve when simplified).
+        // eliminating the velocity block (once per solve when simplified). A mass matrix equal
+        // to the step start's is not factored again.
         let solve_end = |simplified: bool| -> Result<(SVector<f64, N>, u32), Error> {
-            let mut v1 = vs[S - 1];
+            let mut v1 = stages.v_last;
             let mut mu_end = zero_m;
             let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
             let mut matrix: Option<EndMatrix<N, M>> = None;
+            let mut own_mass: Option<Factored<N>> = None;
             loop {
-                let w = sys.velocity_constraint_jacobian(t1, &q1, &v1);
+                let w = sys.velocity_constraint_jacobian(t1, q1, &v1);
                 let p = if matrix.is_none() || !simplified {
-                    let d = sys.dynamics_jacobian(t1, &q1, &v1);
-                    // A constant mass matrix (equal to the step start's) is not factored again.
-                    let mass = match (&approx, &lvv0) {
-                        (Some(a), Some(l0)) if *l0 == d.lvv => Ok(*a.mass()),
-                        _ => Factored::new(&d.lvv),
+                    let d = sys.mass_force(t1, q1, &v1);
+                    own_mass = match &approx {
+                        Some(a) if d0.lvv.as_slice() == d.lvv.as_slice() => None,
+                        _ => Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?),
                     };
-                    let factored = mass
-                        .and_then(|mass| EndMatrix::new(mass, weight, &gq1, &w.wv))
-                        .map_err(|_| monitor.singular())?;
-                    matrix = Some(factored);
+                    let mass = match (&own_mass, &approx) {
+                        (Some(m), _) => m,
+                        (None, Some(a)) => a.mass(),
+                        (None, None) => return Err(monitor.singular()),
+                    };
+                    matrix = Some(
+                        EndMatrix::new(mass, weight, gq1, &w.wv).map_err(|_| monitor.singular())?,
+                    );
                     d.p
                 } else {
-                    sys.momentum_force(t1, &q1, &v1).0
+                    sys.momentum_force(t1, q1, &v1).0
                 };
                 let rho = p + known + gq1.tr_mul(&mu_end) * weight;
                 let mut dv = -rho;
                 let mut dmu = -w.w;
-                if let Some(m) = &matrix {
-                    m.solve(&mut dv, &mut dmu);
+                let mass = match (&own_mass, &approx) {
+                    (Some(m), _) => Some(m),
+                    (None, Some(a)) => Some(a.mass()),
+                    (None, None) => None,
+                };
+                if let (Some(m), Some(mass)) = (&matrix, mass) {
+                    m.solve(mass, &mut dv, &mut dmu);
                 }
                 v1 += dv;
                 mu_end += dmu;
@@ -626,7 +648,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         let end_iterations = iterations + fallback_iterations;
         let next = State {
             t: t1,
-            q: q1,
+            q: *q1,
             v: v1,
         }
         .checked()?;

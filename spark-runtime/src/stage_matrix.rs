@@ -138,9 +138,9 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
 }
 
 /// The factored end-point matrix `[[L, w Gᵀ], [W, 0]]` (`W = ∂(g_t + G v)/∂v`), by the same
-/// elimination of the velocity block.
+/// elimination of the velocity block. The factored `L` is not stored: it is usually the stage
+/// matrix's, and [`EndMatrix::solve`] takes it again.
 pub(crate) struct EndMatrix<const N: usize, const M: usize> {
-    mass: Factored<N>,
     wv: SMatrix<f64, M, N>,
     /// `L⁻¹ w Gᵀ`.
     x: SMatrix<f64, N, M>,
@@ -151,24 +151,24 @@ impl<const N: usize, const M: usize> EndMatrix<N, M> {
     /// Factors the matrix with mass-matrix factors `mass`, reaction weight `weight`, reaction
     /// directions `g` and hidden-constraint Jacobian `wv`.
     pub(crate) fn new(
-        mass: Factored<N>,
+        mass: &Factored<N>,
         weight: f64,
         g: &SMatrix<f64, M, N>,
         wv: &SMatrix<f64, M, N>,
     ) -> Result<Self, Singular> {
         let x = mass.apply(&(g.transpose() * weight));
         let schur = Factored::new(&(wv * x))?;
-        Ok(Self {
-            mass,
-            wv: *wv,
-            x,
-            schur,
-        })
+        Ok(Self { wv: *wv, x, schur })
     }
 
-    /// Overwrites `(rv, rmu)` with the solution.
-    pub(crate) fn solve(&self, rv: &mut SVector<f64, N>, rmu: &mut SVector<f64, M>) {
-        self.mass.solve(rv);
+    /// Overwrites `(rv, rmu)` with the solution; `mass` must be the factors it was built with.
+    pub(crate) fn solve(
+        &self,
+        mass: &Factored<N>,
+        rv: &mut SVector<f64, N>,
+        rmu: &mut SVector<f64, M>,
+    ) {
+        mass.solve(rv);
         let mut z = self.wv * *rv - *rmu;
         self.schur.solve(&mut z);
         *rv -= self.x * z;
@@ -273,13 +273,14 @@ mod tests {
         let l = SMatrix::<f64, 2, 2>::new(2.0, 0.5, 0.5, 1.0);
         let g = SMatrix::<f64, 1, 2>::new(1.0, -2.0);
         let wv = SMatrix::<f64, 1, 2>::new(0.5, 1.0);
-        let em = EndMatrix::new(Factored::new(&l).unwrap(), 0.25, &g, &wv).unwrap();
+        let mass = Factored::new(&l).unwrap();
+        let em = EndMatrix::new(&mass, 0.25, &g, &wv).unwrap();
         let (r0, m0) = (
             SVector::<f64, 2>::new(1.0, -1.0),
             SVector::<f64, 1>::new(0.3),
         );
         let (mut rv, mut rmu) = (r0, m0);
-        em.solve(&mut rv, &mut rmu);
+        em.solve(&mass, &mut rv, &mut rmu);
         let top = l * rv + g.transpose() * rmu * 0.25;
         let bottom = wv * rv;
         assert!((top - r0).norm() < 1e-14 && (bottom - m0).norm() < 1e-14);

@@ -45,6 +45,52 @@ impl<const N: usize> Default for DynamicsJacobian<N> {
     }
 }
 
+/// Momentum, force, mass matrix and `L_vq v` at one point `(t, q, v)`: what the simplified
+/// Newton iteration of a step needs at its start and end ([`DynamicsJacobian`] without `L_qq`,
+/// and `L_vq` only applied to `v`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MassForce<const N: usize> {
+    /// `∂L/∂v`.
+    pub p: SVector<f64, N>,
+    /// `∂L/∂q`.
+    pub f: SVector<f64, N>,
+    /// `∂²L/∂v∂v`.
+    pub lvv: SMatrix<f64, N, N>,
+    /// `(∂²L/∂v∂q) v`: `Σ_b ∂²L/∂v_a∂q_b v_b`.
+    pub lvq_v: SVector<f64, N>,
+}
+
+impl<const N: usize> Default for MassForce<N> {
+    fn default() -> Self {
+        Self {
+            p: SVector::zeros(),
+            f: SVector::zeros(),
+            lvv: SMatrix::zeros(),
+            lvq_v: SVector::zeros(),
+        }
+    }
+}
+
+/// `g` and `G = g_q` at one point: what `mechanics!` fills for
+/// [`Lagrangian::constraint_gradient`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConstraintGradient<const N: usize, const M: usize> {
+    /// `g(t, q)`.
+    pub g: SVector<f64, M>,
+    /// `G = ∂g/∂q` (M × N).
+    pub gq: SMatrix<f64, M, N>,
+}
+
+impl<const N: usize, const M: usize> Default for ConstraintGradient<N, M> {
+    fn default() -> Self {
+        Self {
+            g: SVector::zeros(),
+            gq: SMatrix::zeros(),
+        }
+    }
+}
+
 /// Holonomic constraints and their derivatives at one point `(t, q)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ConstraintJacobian<const N: usize, const M: usize> {
@@ -122,6 +168,19 @@ pub trait Lagrangian<const N: usize, const M: usize>: Model {
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
     ) -> DynamicsJacobian<N>;
+
+    /// Momentum, force, mass matrix and `L_vq v`: what the simplified Newton iteration needs
+    /// ([`Lagrangian::dynamics_jacobian`] without `L_qq`). `mechanics!` emits a version that
+    /// computes only these.
+    fn mass_force(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> MassForce<N> {
+        let d = self.dynamics_jacobian(t, q, v);
+        MassForce {
+            p: d.p,
+            f: d.f,
+            lvv: d.lvv,
+            lvq_v: d.lvq * v,
+        }
+    }
 
     /// `g(t, q)`.
     fn constraints(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M>;
