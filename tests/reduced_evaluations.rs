@@ -1,0 +1,49 @@
+//! The reduced evaluations `mechanics!` emits for the simplified Newton iteration
+//! (`Lagrangian::mass_force`: p, f, L_vv and L_vq v; `Lagrangian::constraint_gradient`: g and G)
+//! agree with the full ones they stand for (`dynamics_jacobian`, `constraint_jacobian`), on a
+//! model where every block is nonzero and depends on the state: a position-dependent mass
+//! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence.
+
+use spark::nalgebra::SVector;
+use spark::Lagrangian;
+
+spark::mechanics! {
+    /// A bead on a time-varying curve in a magnetic field, with a mass that depends on position.
+    struct Coupled {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        parameters: [b = 0.7, k = 0.3],
+        lagrangian: 0.5 * (1.0 + k * x.powi(2)) * (vx.powi(2) + vy.powi(2))
+            + 0.5 * b * (x * vy - y * vx) * (1.0 + 0.1 * t)
+            + k * x * y * vx * vy
+            - y.cos(),
+        holonomic: [x.powi(2) + 2.0 * y.powi(2) - 1.0 - 0.1 * t.sin()],
+    }
+}
+
+#[test]
+fn mass_force_and_constraint_gradient_equal_the_full_evaluations() {
+    let sys = Coupled::default();
+    let mut worst = 0.0f64;
+    for k in 0..50 {
+        let s = k as f64;
+        let t = 0.1 * s;
+        let q = SVector::<f64, 2>::new((0.7 * s).sin(), (1.3 * s).cos());
+        let v = SVector::<f64, 2>::new((0.4 * s).cos() - 0.5, (2.1 * s).sin());
+        let full = sys.dynamics_jacobian(t, &q, &v);
+        let reduced = sys.mass_force(t, &q, &v);
+        assert!(
+            full.lvq.amax() > 1e-3,
+            "L_vq must not vanish for this test to mean anything"
+        );
+        worst = worst
+            .max((reduced.p - full.p).amax())
+            .max((reduced.f - full.f).amax())
+            .max((reduced.lvv - full.lvv).amax())
+            .max((reduced.lvq_v - full.lvq * v).amax());
+        let c = sys.constraint_jacobian(t, &q, &SVector::<f64, 1>::new(0.5));
+        let (g, gq) = sys.constraint_gradient(t, &q);
+        worst = worst.max((g - c.g).amax()).max((gq - c.gq).amax());
+    }
+    assert!(worst < 1e-14, "largest difference {worst:e}");
+}
