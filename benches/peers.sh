@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # spark beside the CasADi peers (../shared/peers/casadi), same machine, same run.
 #
-#   bash benches/peers.sh [short|long|all]        (default: all; a few minutes on 2 cores)
+#   bash benches/peers.sh [short|long|all|report]  (default: all; a few minutes on 2 cores;
+#                                                   report: the tables of the last run again)
 #
 # 1. Builds the peers' drivers from the generated C in $PEERS/gen/{gauss4,rk4}_N{1,2,4,8}
 #    with gcc -O3 -march=native into $OUT (default /tmp/spark-peers), exactly as the peers'
@@ -151,7 +152,8 @@ echo "cores: $(nproc); loadavg at start: $(cat /proc/loadavg); $(date -u '+%Y-%m
 rustc --version
 
 LOG="$OUT/run.log"
-: >"$LOG"
+# `report`: print the tables of the last run again (from $LOG) without measuring.
+[ "$MODE" = report ] || : >"$LOG"
 
 if [ "$MODE" = short ] || [ "$MODE" = all ]; then
     echo "== short horizon (T = 2)"
@@ -271,6 +273,7 @@ if spark:
 
     # Grid-free: each method's cost at exactly the target error, interpolated log-log between the
     # two runs of one method (and, for spark, one S) whose errors bracket it; no extrapolation.
+    # A run already more accurate than the error also counts, at its own cost.
     def at_error(runs, level):
         best = None
         for key in sorted({lab for (_, _, _, lab) in runs}):
@@ -280,9 +283,12 @@ if spark:
                     x = (math.log(level) - math.log(e0)) / (math.log(e1) - math.log(e0))
                     w = math.exp(math.log(w0) + x * (math.log(w1) - math.log(w0)))
                     best = min(best, (w, key)) if best else (w, key)
+            for e, w in pts:
+                if e <= level:
+                    best = min(best, (w, key)) if best else (w, key)
         return best
     print('\n## Short horizon at equal global error, interpolated: cpu s per simulated second at exactly the error\n')
-    print('Each method\'s cost interpolated (log-log) between its two runs bracketing the error; spark: the cheapest S. "-": no bracketing runs.\n')
+    print('Each method\'s cost at the error: interpolated (log-log) between its two runs bracketing it, or a run already more accurate where that is cheaper; spark: the cheapest S. "-": no run reaches the error.\n')
     print('| N | err | spark (S) | CasADi rk4 (ODE) | spark / rk4 | CasADi gauss4 | gauss4 / spark |')
     print('|---|---|---|---|---|---|---|')
     for n in [1, 2, 4, 8]:
