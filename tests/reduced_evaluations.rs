@@ -2,7 +2,8 @@
 //! (`Lagrangian::mass_force`: p, f, L_vv and L_vq v; `Lagrangian::constraint_gradient`: g and G)
 //! agree with the full ones they stand for (`dynamics_jacobian`, `constraint_jacobian`), on a
 //! model where every block is nonzero and depends on the state: a position-dependent mass
-//! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence.
+//! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence. And the
+//! macro's `CONSTANT_MASS` verdict, which lets a step skip the mass matrix at its end point.
 
 use spark::nalgebra::SVector;
 use spark::Lagrangian;
@@ -19,6 +20,40 @@ spark::mechanics! {
             - y.cos(),
         holonomic: [x.powi(2) + 2.0 * y.powi(2) - 1.0 - 0.1 * t.sin()],
     }
+}
+
+spark::mechanics! {
+    /// A point mass on a circle, its mass a parameter.
+    struct Bead {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        parameters: [m = 2.0],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * y,
+        holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    }
+}
+
+spark::mechanics! {
+    /// A point mass whose inertia grows with time.
+    struct Growing {
+        coordinates: [x],
+        velocities: [vx],
+        lagrangian: 0.5 * (1.0 + t) * vx.powi(2),
+    }
+}
+
+/// `CONSTANT_MASS` is decided from `L_vv`: constant with parameters allowed, not constant when
+/// it depends on q or t.
+#[test]
+fn constant_mass_is_decided_symbolically() {
+    let verdicts = [
+        <Bead as Lagrangian<2, 1>>::CONSTANT_MASS,
+        <Coupled as Lagrangian<2, 1>>::CONSTANT_MASS,
+        <Growing as Lagrangian<1, 0>>::CONSTANT_MASS,
+        <Bead as Lagrangian<2, 1>>::QUADRATIC_IN_V,
+        <Coupled as Lagrangian<2, 1>>::QUADRATIC_IN_V,
+    ];
+    assert_eq!(verdicts, [true, false, false, true, true]);
 }
 
 #[test]

@@ -456,6 +456,12 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             .arena
             .any_depends_on(&roots, |i| (vars.v(0)..vars.v(0) + vars.n).contains(&i))
     };
+    // L_vv free of t, q and v (parameters allowed): the mass matrix is the same at every point.
+    let constant_mass = {
+        let roots: Vec<Id> = d.lvv.iter().flatten().copied().collect();
+        let vars = model.vars;
+        !model.arena.any_depends_on(&roots, |i| i < vars.param(0))
+    };
     let mut vc_targets = vector_targets("w", &d.w);
     vc_targets.extend(matrix_targets("wq", &d.wq, false));
     vc_targets.extend(matrix_targets("wv", &d.gq, false));
@@ -472,6 +478,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m> for #name {
             const QUADRATIC_IN_V: bool = #quadratic;
+            const CONSTANT_MASS: bool = #constant_mass;
             #nh_overrides
             #[inline]
             fn lagrangian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {

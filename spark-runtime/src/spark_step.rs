@@ -596,10 +596,20 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             loop {
                 let w = sys.velocity_constraint_jacobian(t1, q1, &v1);
                 let p = if matrix.is_none() || !simplified {
-                    let d = sys.mass_force(t1, q1, &v1);
-                    own_mass = match &approx {
-                        Some(a) if d0.lvv.as_slice() == d.lvv.as_slice() => None,
-                        _ => Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?),
+                    // A constant mass matrix (declared by the model, or found equal to the step
+                    // start's) is not evaluated or factored again.
+                    let (p, lvv) = match &approx {
+                        Some(_) if Sys::CONSTANT_MASS => (sys.momentum_force(t1, q1, &v1).0, None),
+                        _ => {
+                            let d = sys.mass_force(t1, q1, &v1);
+                            (d.p, Some(d.lvv))
+                        }
+                    };
+                    own_mass = match (&approx, &lvv) {
+                        (Some(_), None) => None,
+                        (Some(_), Some(l)) if d0.lvv.as_slice() == l.as_slice() => None,
+                        (_, Some(l)) => Some(Factored::new(l).map_err(|_| monitor.singular())?),
+                        (None, None) => return Err(monitor.singular()),
                     };
                     let mass = match (&own_mass, &approx) {
                         (Some(m), _) => m,
@@ -609,7 +619,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                     matrix = Some(
                         EndMatrix::new(mass, weight, gq1, &w.wv).map_err(|_| monitor.singular())?,
                     );
-                    d.p
+                    p
                 } else {
                     sys.momentum_force(t1, q1, &v1).0
                 };

@@ -150,6 +150,12 @@ pub trait Lagrangian<const N: usize, const M: usize>: Model {
     /// symbolically; `false` (the default) is always safe.
     const QUADRATIC_IN_V: bool = false;
 
+    /// `true` when `∂²L/∂v²` does not depend on `t`, `q` or `v` (point masses in Cartesian
+    /// coordinates): a step then factors the mass matrix once, at its start, and uses it for the
+    /// end point too without evaluating it there. `mechanics!` decides it symbolically; `false`
+    /// (the default) is always safe.
+    const CONSTANT_MASS: bool = false;
+
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
 
