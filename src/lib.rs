@@ -76,7 +76,7 @@ pub use spark_runtime::{
     Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, LocalModelJacobians,
     LocalModelOde, LocalModelStats, MassForce, Method, Model, Options, Phase, Rklm, SparkTableau,
     Srklm, State, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
-    VelocityConstraintJacobian,
+    VelocityConstraint, VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.

@@ -1,6 +1,7 @@
 //! The reduced evaluations `mechanics!` emits for the simplified Newton iteration
-//! (`Lagrangian::mass_force`: p, f, L_vv and L_vq v; `Lagrangian::constraint_gradient`: g and G)
-//! agree with the full ones they stand for (`dynamics_jacobian`, `constraint_jacobian`), on a
+//! (`Lagrangian::mass_force`: p, f, L_vv and L_vq v; `Lagrangian::constraint_gradient`: g and G;
+//! `Lagrangian::velocity_constraint`: w, G and w_q v) agree with the full ones they stand for
+//! (`dynamics_jacobian`, `constraint_jacobian`, `velocity_constraint_jacobian`), on a
 //! model where every block is nonzero and depends on the state: a position-dependent mass
 //! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence. And the
 //! macro's `CONSTANT_MASS` verdict, which lets a step skip the mass matrix at its end point.
@@ -57,7 +58,7 @@ fn constant_mass_is_decided_symbolically() {
 }
 
 #[test]
-fn mass_force_and_constraint_gradient_equal_the_full_evaluations() {
+fn reduced_evaluations_equal_the_full_ones() {
     let sys = Coupled::default();
     let mut worst = 0.0f64;
     for k in 0..50 {
@@ -76,6 +77,13 @@ fn mass_force_and_constraint_gradient_equal_the_full_evaluations() {
             .max((reduced.f - full.f).amax())
             .max((reduced.lvv - full.lvv).amax())
             .max((reduced.lvq_v - full.lvq * v).amax());
+        let full_w = sys.velocity_constraint_jacobian(t, &q, &v);
+        let reduced_w = sys.velocity_constraint(t, &q, &v);
+        assert!(full_w.wq.amax() > 1e-3, "∂w/∂q must not vanish either");
+        worst = worst
+            .max((reduced_w.w - full_w.w).amax())
+            .max((reduced_w.gq - full_w.wv).amax())
+            .max((reduced_w.wq_v - full_w.wq * v).amax());
         let c = sys.constraint_jacobian(t, &q, &SVector::<f64, 1>::new(0.5));
         let (g, gq) = sys.constraint_gradient(t, &q);
         worst = worst.max((g - c.g).amax()).max((gq - c.gq).amax());

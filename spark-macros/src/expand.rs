@@ -133,6 +133,8 @@ pub(crate) struct Derivatives {
     pub(crate) hess_mu: Vec<Vec<Id>>,
     pub(crate) w: Vec<Id>,
     pub(crate) wq: Vec<Vec<Id>>,
+    /// `Σ_a ∂w_k/∂q_a v_a`.
+    pub(crate) wq_v: Vec<Id>,
 }
 
 pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
@@ -192,6 +194,20 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         wq.push((0..n).map(|a| ar.diff(wk, vars.q(a))).collect());
         w.push(wk);
     }
+    let wq_v = wq
+        .iter()
+        .map(|row: &Vec<Id>| {
+            let terms: Vec<Id> = row
+                .iter()
+                .enumerate()
+                .map(|(a, &d)| {
+                    let v = ar.var(vars.v(a));
+                    ar.mul(d, v)
+                })
+                .collect();
+            ar.sum(&terms)
+        })
+        .collect();
     Derivatives {
         p,
         f,
@@ -204,6 +220,7 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         hess_mu,
         w,
         wq,
+        wq_v,
     }
 }
 
@@ -462,6 +479,15 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         let vars = model.vars;
         !model.arena.any_depends_on(&roots, |i| i < vars.param(0))
     };
+    let mut hc_targets = vector_targets("w", &d.w);
+    hc_targets.extend(matrix_targets("gq", &d.gq, false));
+    hc_targets.extend(vector_targets("wq_v", &d.wq_v));
+    let hc_body = filled(
+        &model,
+        &quote!(#rt::VelocityConstraint<#n, #m>),
+        &hc_targets,
+        quote!(),
+    );
     let mut vc_targets = vector_targets("w", &d.w);
     vc_targets.extend(matrix_targets("wq", &d.wq, false));
     vc_targets.extend(matrix_targets("wv", &d.gq, false));
@@ -512,6 +538,10 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             #[inline]
             fn velocity_constraint_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraintJacobian<#n, #m> {
                 #vc_body
+            }
+            #[inline]
+            fn velocity_constraint(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraint<#n, #m> {
+                #hc_body
             }
         }
     }

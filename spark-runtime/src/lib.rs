@@ -43,5 +43,5 @@ pub use spark_step::SparkTableau;
 pub use state::State;
 pub use system::{
     ConstraintJacobian, DynamicsJacobian, HiddenJacobian, KinematicsJacobian, Lagrangian,
-    MassForce, Model, Odae, ReactionJacobian, VelocityConstraintJacobian,
+    MassForce, Model, Odae, ReactionJacobian, VelocityConstraint, VelocityConstraintJacobian,
 };

@@ -399,9 +399,9 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         let zero_m = SVector::<f64, M>::zeros();
 
         // Step-start quantities: reaction direction at q0, consistency, momentum.
-        let start = sys.velocity_constraint_jacobian(t0, &q0, &v0);
+        let start = sys.velocity_constraint(t0, &q0, &v0);
         let g0 = sys.constraints(t0, &q0);
-        let gq0 = &start.wv;
+        let gq0 = &start.gq;
         let (pos, vel) = inconsistency(&g0, &start.w, gq0);
         let tol_c = options.consistency_tolerance;
         if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
@@ -431,7 +431,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         };
         let guess = approx
             .as_ref()
-            .map(|a| a.predict(&(d0.f - d0.lvq_v), &(start.wq * v0)))
+            .map(|a| a.predict(&(d0.f - d0.lvq_v), &start.wq_v))
             .filter(|(a, l)| all_finite(a) && all_finite(l));
         let p0 = d0.p;
 
@@ -594,7 +594,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
             let mut matrix: Option<EndMatrix<N, M>> = None;
             let mut own_mass: Option<Factored<N>> = None;
             loop {
-                let w = sys.velocity_constraint_jacobian(t1, q1, &v1);
+                let w = sys.velocity_constraint(t1, q1, &v1);
                 let p = if matrix.is_none() || !simplified {
                     // A constant mass matrix (declared by the model, or found equal to the step
                     // start's) is not evaluated or factored again.
@@ -617,7 +617,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                         (None, None) => return Err(monitor.singular()),
                     };
                     matrix = Some(
-                        EndMatrix::new(mass, weight, gq1, &w.wv).map_err(|_| monitor.singular())?,
+                        EndMatrix::new(mass, weight, gq1, &w.gq).map_err(|_| monitor.singular())?,
                     );
                     p
                 } else {

@@ -133,6 +133,28 @@ impl<const N: usize, const M: usize> Default for VelocityConstraintJacobian<N, M
     }
 }
 
+/// The hidden constraint and what a step needs of its derivatives at `(t, q, v)`
+/// ([`VelocityConstraintJacobian`] with `∂w/∂q` only applied to `v`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VelocityConstraint<const N: usize, const M: usize> {
+    /// `w = g_t(t, q) + G(t, q) v`.
+    pub w: SVector<f64, M>,
+    /// `G = ∂g/∂q = ∂w/∂v` (M × N).
+    pub gq: SMatrix<f64, M, N>,
+    /// `(∂w/∂q) v`.
+    pub wq_v: SVector<f64, M>,
+}
+
+impl<const N: usize, const M: usize> Default for VelocityConstraint<N, M> {
+    fn default() -> Self {
+        Self {
+            w: SVector::zeros(),
+            gq: SMatrix::zeros(),
+            wq_v: SVector::zeros(),
+        }
+    }
+}
+
 /// A Lagrangian system `L(t, q, v)` with `N` coordinates and `M` holonomic constraints
 /// `g(t, q) = 0`, reaction force `-Gᵀλ`.
 #[diagnostic::on_unimplemented(
@@ -218,6 +240,23 @@ pub trait Lagrangian<const N: usize, const M: usize>: Model {
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
     ) -> VelocityConstraintJacobian<N, M>;
+
+    /// `w = g_t + G v`, `G` and `(∂w/∂q) v`: what a step needs of the hidden constraint
+    /// ([`Lagrangian::velocity_constraint_jacobian`] without the `M × N` block `∂w/∂q`).
+    /// `mechanics!` emits a version that computes only these.
+    fn velocity_constraint(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> VelocityConstraint<N, M> {
+        let j = self.velocity_constraint_jacobian(t, q, v);
+        VelocityConstraint {
+            w: j.w,
+            gq: j.wv,
+            wq_v: j.wq * v,
+        }
+    }
 
     /// One step of `Meth`. Models with nonholonomic constraints (see
     /// [`crate::Nonholonomic`]) override it to take them into account; `mechanics!` does so.
