@@ -147,23 +147,11 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     let lvv = (0..n)
         .map(|a| (0..n).map(|b| ar.diff(p[a], vars.v(b))).collect())
         .collect();
-    let lvq = (0..n)
+    let lvq: Vec<Vec<Id>> = (0..n)
         .map(|a| (0..n).map(|b| ar.diff(p[a], vars.q(b))).collect())
         .collect();
     let lqq = (0..n)
         .map(|a| (0..n).map(|b| ar.diff(f[a], vars.q(b))).collect())
-        .collect();
-    let lvq_v = (0..n)
-        .map(|a| {
-            let terms: Vec<Id> = (0..n)
-                .map(|b| {
-                    let d = ar.diff(p[a], vars.q(b));
-                    let v = ar.var(vars.v(b));
-                    ar.mul(d, v)
-                })
-                .collect();
-            ar.sum(&terms)
-        })
         .collect();
     let g = model.holonomic.clone();
     let gq: Vec<Vec<Id>> = g
@@ -194,20 +182,8 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         wq.push((0..n).map(|a| ar.diff(wk, vars.q(a))).collect());
         w.push(wk);
     }
-    let wq_v = wq
-        .iter()
-        .map(|row: &Vec<Id>| {
-            let terms: Vec<Id> = row
-                .iter()
-                .enumerate()
-                .map(|(a, &d)| {
-                    let v = ar.var(vars.v(a));
-                    ar.mul(d, v)
-                })
-                .collect();
-            ar.sum(&terms)
-        })
-        .collect();
+    let lvq_v = times_velocity(ar, vars, &lvq);
+    let wq_v = times_velocity(ar, vars, &wq);
     Derivatives {
         p,
         f,
@@ -222,6 +198,24 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         wq,
         wq_v,
     }
+}
+
+/// `Σ_b rows[a][b] v_b` for each row `a`: a Jacobian block with respect to q applied to the
+/// velocities.
+fn times_velocity(ar: &mut Arena, vars: Vars, rows: &[Vec<Id>]) -> Vec<Id> {
+    rows.iter()
+        .map(|row| {
+            let terms: Vec<Id> = row
+                .iter()
+                .enumerate()
+                .map(|(b, &d)| {
+                    let v = ar.var(vars.v(b));
+                    ar.mul(d, v)
+                })
+                .collect();
+            ar.sum(&terms)
+        })
+        .collect()
 }
 
 /// Targets `out.name[i]` of a vector.
@@ -466,19 +460,15 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         cj_tail,
     );
     // ∇_v L affine in v (L_vv free of v): the end-point equations are linear.
-    let quadratic = {
-        let roots: Vec<Id> = d.lvv.iter().flatten().copied().collect();
-        let vars = model.vars;
-        !model
-            .arena
-            .any_depends_on(&roots, |i| (vars.v(0)..vars.v(0) + vars.n).contains(&i))
-    };
+    let vars = model.vars;
+    let lvv_roots: Vec<Id> = d.lvv.iter().flatten().copied().collect();
+    let quadratic = !model
+        .arena
+        .any_depends_on(&lvv_roots, |i| (vars.v(0)..vars.v(0) + vars.n).contains(&i));
     // L_vv free of t, q and v (parameters allowed): the mass matrix is the same at every point.
-    let constant_mass = {
-        let roots: Vec<Id> = d.lvv.iter().flatten().copied().collect();
-        let vars = model.vars;
-        !model.arena.any_depends_on(&roots, |i| i < vars.param(0))
-    };
+    let constant_mass = !model
+        .arena
+        .any_depends_on(&lvv_roots, |i| i < vars.param(0));
     let mut hc_targets = vector_targets("w", &d.w);
     hc_targets.extend(matrix_targets("gq", &d.gq, false));
     hc_targets.extend(vector_targets("wq_v", &d.wq_v));

@@ -363,6 +363,15 @@ struct StageSolution<const N: usize, const M: usize> {
     iterations: u32,
 }
 
+/// The mass-matrix factors of the end point: its own when it has them, else the step start's.
+fn end_mass<'a, const N: usize, const M: usize, const S: usize>(
+    own: &'a Option<Factored<N>>,
+    approx: &'a Option<StageMatrix<N, M, S>>,
+) -> Option<&'a Factored<N>> {
+    own.as_ref()
+        .or_else(|| approx.as_ref().map(StageMatrix::mass))
+}
+
 /// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
 /// does not converge, `solve(false)` (full Newton) from the same start. Returns the solution and
 /// the iterations spent by the failed simplified attempt (0 if none).
@@ -598,24 +607,20 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 let p = if matrix.is_none() || !simplified {
                     // A constant mass matrix (declared by the model, or found equal to the step
                     // start's) is not evaluated or factored again.
-                    let (p, lvv) = match &approx {
-                        Some(_) if Sys::CONSTANT_MASS => (sys.momentum_force(t1, q1, &v1).0, None),
-                        _ => {
-                            let d = sys.mass_force(t1, q1, &v1);
-                            (d.p, Some(d.lvv))
-                        }
+                    let p = if approx.is_some() && Sys::CONSTANT_MASS {
+                        own_mass = None;
+                        sys.momentum_force(t1, q1, &v1).0
+                    } else {
+                        let d = sys.mass_force(t1, q1, &v1);
+                        let same = approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
+                        own_mass = if same {
+                            None
+                        } else {
+                            Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
+                        };
+                        d.p
                     };
-                    own_mass = match (&approx, &lvv) {
-                        (Some(_), None) => None,
-                        (Some(_), Some(l)) if d0.lvv.as_slice() == l.as_slice() => None,
-                        (_, Some(l)) => Some(Factored::new(l).map_err(|_| monitor.singular())?),
-                        (None, None) => return Err(monitor.singular()),
-                    };
-                    let mass = match (&own_mass, &approx) {
-                        (Some(m), _) => m,
-                        (None, Some(a)) => a.mass(),
-                        (None, None) => return Err(monitor.singular()),
-                    };
+                    let mass = end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
                     matrix = Some(
                         EndMatrix::new(mass, weight, gq1, &w.gq).map_err(|_| monitor.singular())?,
                     );
@@ -626,12 +631,7 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
                 let rho = p + known + gq1.tr_mul(&mu_end) * weight;
                 let mut dv = -rho;
                 let mut dmu = -w.w;
-                let mass = match (&own_mass, &approx) {
-                    (Some(m), _) => Some(m),
-                    (None, Some(a)) => Some(a.mass()),
-                    (None, None) => None,
-                };
-                if let (Some(m), Some(mass)) = (&matrix, mass) {
+                if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
                     m.solve(mass, &mut dv, &mut dmu);
                 }
                 v1 += dv;
