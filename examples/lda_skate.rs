@@ -13,33 +13,18 @@
 //! `cargo run --release --example lda_skate`
 
 include!("models/plot.rs");
+include!("models/inclined_skate.rs");
 
 use plotters::style::{BLUE, GREEN, RED};
 use spark::{
-    GaussLobatto, Integrator, LobattoIIIAB, LobattoIIIABD, Method, State, SymplecticEulerI,
+    GaussLobatto, Integrator, LobattoIIIAB, LobattoIIIABD, Method, SymplecticEulerI,
     SymplecticEulerII,
 };
-
-spark::mechanics! {
-    /// 004 §8.2: skate on an inclined plane; `sin_beta` = sin β (β = π/2).
-    pub struct Skate {
-        coordinates: [q1, q2, q3],
-        velocities: [v1, v2, v3],
-        parameters: [m = 1.0, inertia = 1.0, g = 1.0, sin_beta = 1.0],
-        lagrangian: 0.5 * m * (v1.powi(2) + v2.powi(2)) + 0.5 * inertia * v3.powi(2)
-            + m * g * sin_beta * q1,
-        nonholonomic: [q3.cos() * v2 - q3.sin() * v1],
-    }
-}
-
-fn start() -> State<3> {
-    State::new(0.0, [0.0, 0.0, 0.0], [0.0, 0.0, 1.0])
-}
 
 /// `(t, E − E0)` after every step and the largest |k| seen.
 fn energy<Meth: Method>(h: f64, t_end: f64) -> Result<(Vec<(f64, f64)>, f64), spark::Error> {
     let mut sim = Integrator::<Skate, Meth>::new(Skate::default(), h)?;
-    let mut s = start();
+    let mut s = inclined_skate_start();
     let e0 = sim.energy(&s);
     let mut out = vec![(0.0, 0.0)];
     let mut k = 0.0f64;
@@ -53,17 +38,12 @@ fn energy<Meth: Method>(h: f64, t_end: f64) -> Result<(Vec<(f64, f64)>, f64), sp
 
 fn error<Meth: Method>(h: f64, t_end: f64) -> Result<f64, spark::Error> {
     let mut sim = Integrator::<Skate, Meth>::new(Skate::default(), h)?;
-    let mut s = start();
+    let mut s = inclined_skate_start();
     for _ in 0..(t_end / h).round() as usize {
         sim.step(&mut s)?;
     }
-    let t = t_end;
-    let (sn, cs) = t.sin_cos();
-    let q = [0.5 * sn * sn, 0.5 * (t - 0.5 * (2.0 * t).sin()), t];
-    let v = [sn * cs, sn * sn, 1.0];
-    let dq = (0..3).map(|i| (s.q[i] - q[i]).powi(2)).sum::<f64>().sqrt();
-    let dv = (0..3).map(|i| (s.v[i] - v[i]).powi(2)).sum::<f64>().sqrt();
-    Ok(dq.max(dv))
+    let exact = inclined_skate_exact(t_end);
+    Ok((s.q - exact.q).norm().max((s.v - exact.v).norm()))
 }
 
 fn row<Meth: Method>(name: &str, hs: &[f64]) -> Result<(), spark::Error> {

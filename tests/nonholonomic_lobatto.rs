@@ -15,50 +15,15 @@ use spark::{
     SymplecticEulerI, SymplecticEulerII,
 };
 
-spark::mechanics! {
-    /// 004 §8.2: skate (knife edge) on an inclined plane, m = I = g = 1, β = π/2 (U = −q1).
-    pub struct Skate {
-        coordinates: [q1, q2, q3],
-        velocities: [v1, v2, v3],
-        parameters: [m = 1.0, inertia = 1.0, g = 1.0, sin_beta = 1.0],
-        lagrangian: 0.5 * m * (v1.powi(2) + v2.powi(2)) + 0.5 * inertia * v3.powi(2)
-            + m * g * sin_beta * q1,
-        nonholonomic: [q3.cos() * v2 - q3.sin() * v1],
-    }
-}
+include!("../examples/models/inclined_skate.rs");
+include!("../examples/models/nonholonomic_particle.rs");
 
-spark::mechanics! {
-    /// 004 §8.1: the nonholonomic particle, L = ½|v|² − (q1² + q2²), k = v3 − q2 v1.
-    pub struct Particle {
-        coordinates: [q1, q2, q3],
-        velocities: [v1, v2, v3],
-        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - (q1.powi(2) + q2.powi(2)),
-        nonholonomic: [v3 - q2 * v1],
-    }
+/// The thesis skate with a holonomic and a nonholonomic constraint (its model file names it
+/// `Skate` too).
+mod thesis {
+    include!("../examples/models/skate.rs");
 }
-
-spark::mechanics! {
-    /// The skate of Small's thesis (§8.3.2) with ℓ = 1: a holonomic and a nonholonomic constraint.
-    pub struct Rod {
-        coordinates: [q1, q2, q3, q4],
-        velocities: [v1, v2, v3, v4],
-        parameters: [m = 1.0, l = 1.0, gs = 1.0],
-        lagrangian: 0.25 * m * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2))
-            + 0.5 * m * gs * (q1 + q3),
-        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - l.powi(2))],
-        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
-    }
-}
-
-/// The closed-form solution of 004 §8.2 (guide E5).
-fn skate_exact(t: f64) -> State<3> {
-    let (s, c) = t.sin_cos();
-    State::new(
-        t,
-        [0.5 * s * s, 0.5 * (t - 0.5 * (2.0 * t).sin()), t],
-        [s * c, s * s, 1.0],
-    )
-}
+use thesis::Skate as Rod;
 
 /// Max of the Euclidean norms of the q- and v-errors.
 fn err<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
@@ -91,9 +56,9 @@ where
 /// guide's independent prototypes measured, to 2%.
 /// `expected` holds `(index into hs, error)` pairs.
 fn skate_order<Meth: Method>(label: &str, order: f64, hs: &[f64], expected: &[(usize, f64)]) {
-    let s0 = State::new(0.0, [0.0; 3], [0.0, 0.0, 1.0]);
+    let s0 = inclined_skate_start();
     let t_end = 2.0;
-    let exact = skate_exact(t_end);
+    let exact = inclined_skate_exact(t_end);
     let errs: Vec<f64> = hs
         .iter()
         .map(|&h| {
@@ -230,7 +195,7 @@ fn steps_equal_the_reduced_forms_of_section_7() {
 // ---------------------------------------------------------------------------------------------
 
 fn rod_errors<Meth: Method>(hs: &[f64], reference: &State<4>) -> Vec<f64> {
-    let s0 = State::new(0.0, [-0.5, 0.0, 0.5, 0.0], [0.0, -0.5, 0.0, 0.5]);
+    let s0 = thesis::skate_start();
     hs.iter()
         .map(|&h| {
             err(
@@ -243,7 +208,7 @@ fn rod_errors<Meth: Method>(hs: &[f64], reference: &State<4>) -> Vec<f64> {
 
 #[test]
 fn lobatto_methods_on_a_mixed_model() {
-    let s0 = State::new(0.0, [-0.5, 0.0, 0.5, 0.0], [0.0, -0.5, 0.0, 0.5]);
+    let s0 = thesis::skate_start();
     let reference = run::<Rod, GaussLobatto<3>, 4, 1>(Rod::default(), s0, 0.005, 2.0);
     let hs = [0.2, 0.1, 0.05, 0.025];
     let e = rod_errors::<LobattoIIIAB<2>>(&hs, &reference);
