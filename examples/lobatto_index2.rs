@@ -18,26 +18,13 @@
 //! `cargo run --release --example lobatto_index2`
 
 include!("models/plot.rs");
+include!("models/index2_particle.rs");
 
 use plotters::style::RGBColor;
 use spark::lobatto_index2::{consistent_multiplier, step_with_multiplier};
 use spark::{GaussLobatto, Integrator, LobattoIIIABIndex2, Options, State};
 
-spark::mechanics! {
-    /// 002 §4 (E8): H = ½|p|² + ½(x² + y²), φ = p_z − y p_x.
-    pub struct Particle {
-        coordinates: [x, y, z],
-        velocities: [vx, vy, vz],
-        lagrangian: 0.5 * (vx.powi(2) + vy.powi(2) + vz.powi(2)) - 0.5 * (x.powi(2) + y.powi(2)),
-        nonholonomic: [vz - y * vx],
-    }
-}
-
 const T_END: f64 = 10.0;
-
-fn start() -> State<3> {
-    State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
-}
 
 /// Full Newton throughout: the errors of this study reach 1e-15, below what the default
 /// simplified iteration's stopping test guarantees (1e-12 relative per solve).
@@ -52,7 +39,7 @@ const EXACT: Options = Options {
 fn paper<const S: usize>(h: f64) -> Result<(State<3>, f64, f64), spark::Error> {
     let sys = Particle {};
     let o = EXACT;
-    let mut s = start();
+    let mut s = e8_start();
     let mut psi = consistent_multiplier(&sys, &s)?;
     let mut kmax = 0.0f64;
     for _ in 0..(T_END / h).round() as usize {
@@ -68,7 +55,7 @@ fn paper<const S: usize>(h: f64) -> Result<(State<3>, f64, f64), spark::Error> {
 fn integrator<const S: usize>(h: f64) -> Result<State<3>, spark::Error> {
     let mut sim =
         Integrator::<Particle, LobattoIIIABIndex2<S>>::new(Particle {}, h)?.with_options(EXACT);
-    let mut s = start();
+    let mut s = e8_start();
     for _ in 0..(T_END / h).round() as usize {
         sim.step(&mut s)?;
     }
@@ -140,7 +127,7 @@ fn table<const S: usize>(hs: &[f64], reference: &State<3>, lambda_ref: f64) -> V
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sim =
         Integrator::<Particle, GaussLobatto<4>>::new(Particle {}, 0.0025)?.with_options(EXACT);
-    let mut reference = start();
+    let mut reference = e8_start();
     for _ in 0..(T_END / 0.0025).round() as usize {
         sim.step(&mut reference)?;
     }

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::run;
+
 use spark::{Emprk, GaussLobatto, Integrator, Lagrangian, Method, Options, State};
 use spark_runtime::emprk_step::{residual_and_jacobian, step_emprk_stages, system_len};
 use spark_runtime::nonholonomic::{Nonholonomic, NonholonomicJacobian};
@@ -47,29 +49,6 @@ impl Nonholonomic<2, 1, 0> for Pendulum {
     ) -> NonholonomicJacobian<2, 0> {
         NonholonomicJacobian::default()
     }
-}
-
-/// The state after `t_end / h` steps; asserts |g|, |g_t + G v| and |k| < 1e-12 after every step.
-fn run<Sys, Meth, const N: usize, const M: usize>(
-    sys: Sys,
-    s0: State<N>,
-    h: f64,
-    t_end: f64,
-) -> State<N>
-where
-    Sys: Lagrangian<N, M>,
-    Meth: Method,
-{
-    let mut sim = Integrator::<Sys, Meth>::new(sys, h).unwrap();
-    let mut s = s0;
-    let n = (t_end / h).round() as usize;
-    assert!((n as f64 * h - t_end).abs() < 1e-12);
-    for _ in 0..n {
-        sim.step(&mut s).unwrap();
-        let (g, w) = sim.constraint_residual(&s);
-        assert!(g < 1e-12 && w < 1e-12, "t = {}: {g:e} {w:e}", s.t);
-    }
-    s
 }
 
 fn max_diff<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {

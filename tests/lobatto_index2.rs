@@ -16,25 +16,9 @@ use spark::lobatto_index2::{
 use spark::nalgebra::SVector;
 use spark::{Error, GaussLobatto, Integrator, LobattoIIIABIndex2, Method, Options, State};
 
-spark::mechanics! {
-    /// 002 §4 (E8) in Lagrangian form: H = ½|p|² + ½(x² + y²), φ = p_z − y p_x.
-    pub struct Particle {
-        coordinates: [x, y, z],
-        velocities: [vx, vy, vz],
-        lagrangian: 0.5 * (vx.powi(2) + vy.powi(2) + vz.powi(2)) - 0.5 * (x.powi(2) + y.powi(2)),
-        nonholonomic: [vz - y * vx],
-    }
-}
+include!("../examples/models/index2_particle.rs");
 
-spark::mechanics! {
-    /// 004 §8.2: skate on an inclined plane (m = I = g = 1, β = π/2).
-    pub struct Skate {
-        coordinates: [q1, q2, q3],
-        velocities: [v1, v2, v3],
-        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2)) + 0.5 * v3.powi(2) + q1,
-        nonholonomic: [q3.cos() * v2 - q3.sin() * v1],
-    }
-}
+include!("../examples/models/inclined_skate.rs");
 
 spark::mechanics! {
     /// A test model with every second derivative nonzero: configuration-dependent mass, a
@@ -59,10 +43,6 @@ spark::mechanics! {
 }
 
 /// 002's initial values: q0 = (1, 0, 0), p0 = v0 = (0, 1, 0) (λ0 = 0).
-fn e8_start() -> State<3> {
-    State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
-}
-
 /// Max of the Euclidean norms of the q- and v-errors.
 fn err(a: &State<3>, b: &State<3>) -> f64 {
     (a.q - b.q).norm().max((a.v - b.v).norm())
@@ -215,22 +195,16 @@ fn paper_method_orders_for_q_v_and_the_multiplier() {
 
 #[test]
 fn skate_against_its_closed_form() {
-    let exact = |t: f64| {
-        let (s, c) = t.sin_cos();
-        State::new(
-            t,
-            [0.5 * s * s, 0.5 * (t - 0.5 * (2.0 * t).sin()), t],
-            [s * c, s * s, 1.0],
-        )
-    };
-    let s0 = State::new(0.0, [0.0; 3], [0.0, 0.0, 1.0]);
+    let s0 = inclined_skate_start();
     let t_end = 2.0;
     let e = |f: &dyn Fn(f64) -> State<3>, hs: &[f64]| -> Vec<f64> {
-        hs.iter().map(|&h| err(&f(h), &exact(t_end))).collect()
+        hs.iter()
+            .map(|&h| err(&f(h), &inclined_skate_exact(t_end)))
+            .collect()
     };
-    let f2 = |h| run::<Skate, LobattoIIIABIndex2<2>>(Skate {}, s0, h, t_end);
-    let f3 = |h| run::<Skate, LobattoIIIABIndex2<3>>(Skate {}, s0, h, t_end);
-    let f4 = |h| run::<Skate, LobattoIIIABIndex2<4>>(Skate {}, s0, h, t_end);
+    let f2 = |h| run::<Skate, LobattoIIIABIndex2<2>>(Skate::default(), s0, h, t_end);
+    let f3 = |h| run::<Skate, LobattoIIIABIndex2<3>>(Skate::default(), s0, h, t_end);
+    let f4 = |h| run::<Skate, LobattoIIIABIndex2<4>>(Skate::default(), s0, h, t_end);
     common::assert_order("skate S=2", 2.0, &HS, &e(&f2, &HS));
     common::assert_order("skate S=3", 4.0, &HS, &e(&f3, &HS));
     common::assert_order("skate S=4", 6.0, &HS[..3], &e(&f4, &HS[..3]));
@@ -414,7 +388,7 @@ fn jacobian_matches_finite_differences() {
     fd_check::<Twisted, 2>(&Twisted {}, "Twisted");
     fd_check::<Twisted, 3>(&Twisted {}, "Twisted");
     fd_check::<Twisted, 4>(&Twisted {}, "Twisted");
-    fd_check::<Skate, 3>(&Skate {}, "Skate");
+    fd_check::<Skate, 3>(&Skate::default(), "Skate");
     fd_check::<Particle, 3>(&Particle {}, "Particle");
 }
 

@@ -5,30 +5,12 @@
 
 mod common;
 
+use common::run;
+
 use spark::{GaussLobatto, Integrator, Method, State, SymplecticEuler};
 
 include!("../examples/models/nonholonomic_particle.rs");
 include!("../examples/models/skate.rs");
-
-fn run<Sys, Meth, const N: usize, const M: usize>(
-    sys: Sys,
-    s0: State<N>,
-    h: f64,
-    t_end: f64,
-) -> State<N>
-where
-    Sys: spark::Lagrangian<N, M>,
-    Meth: Method,
-{
-    let mut sim = Integrator::<Sys, Meth>::new(sys, h).unwrap();
-    let mut s = s0;
-    for _ in 0..(t_end / h).round() as usize {
-        sim.step(&mut s).unwrap();
-        let (g, w) = sim.constraint_residual(&s);
-        assert!(g < 1e-12 && w < 1e-12, "{g:e} {w:e}");
-    }
-    s
-}
 
 fn max_diff<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
     (0..N).fold(0.0f64, |m, i| {

@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::run;
+
 use spark::nalgebra::SVector;
 use spark::{
     GaussLobatto, Integrator, LobattoIIIAB, LobattoIIIABD, Method, Options, State,
@@ -28,28 +30,6 @@ use thesis::Skate as Rod;
 /// Max of the Euclidean norms of the q- and v-errors.
 fn err<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
     (a.q - b.q).norm().max((a.v - b.v).norm())
-}
-
-/// Integrates `sys` from `s0` to `t_end` with steps `h`, asserting the constraint residuals
-/// (|g|, |g_q v| and |k|) below 1e-12 after every step.
-fn run<Sys, Meth, const N: usize, const M: usize>(
-    sys: Sys,
-    s0: State<N>,
-    h: f64,
-    t_end: f64,
-) -> State<N>
-where
-    Sys: spark::Lagrangian<N, M>,
-    Meth: Method,
-{
-    let mut sim = Integrator::<Sys, Meth>::new(sys, h).unwrap();
-    let mut s = s0;
-    for _ in 0..(t_end / h).round() as usize {
-        sim.step(&mut s).unwrap();
-        let (g, w) = sim.constraint_residual(&s);
-        assert!(g < 1e-12 && w < 1e-12, "t = {}: {g:e} {w:e}", s.t);
-    }
-    s
 }
 
 /// Errors at T = 2 against the closed form; checks the order and (when given) the errors the

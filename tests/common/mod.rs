@@ -60,3 +60,27 @@ pub fn assert_order(label: &str, order: f64, hs: &[f64], errs: &[f64]) {
         );
     }
 }
+
+/// The state after `t_end / h` steps of `Meth` from `s0` (`h` must divide `t_end`); asserts
+/// |g|, |g_t + G v| and |k| below 1e-12 after every step.
+pub fn run<Sys, Meth, const N: usize, const M: usize>(
+    sys: Sys,
+    s0: spark::State<N>,
+    h: f64,
+    t_end: f64,
+) -> spark::State<N>
+where
+    Sys: spark::Lagrangian<N, M>,
+    Meth: spark::Method,
+{
+    let mut sim = spark::Integrator::<Sys, Meth>::new(sys, h).unwrap();
+    let mut s = s0;
+    let n = (t_end / h).round() as usize;
+    assert!((n as f64 * h - t_end).abs() < 1e-12);
+    for _ in 0..n {
+        sim.step(&mut s).unwrap();
+        let (g, w) = sim.constraint_residual(&s);
+        assert!(g < 1e-12 && w < 1e-12, "t = {}: {g:e} {w:e}", s.t);
+    }
+    s
+}
