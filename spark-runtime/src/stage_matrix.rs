@@ -70,6 +70,11 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
         })
     }
 
+    /// The constraint Jacobian the matrix was built with.
+    pub(crate) fn g(&self) -> &SMatrix<f64, M, N> {
+        &self.g
+    }
+
     /// The factored mass matrix.
     pub(crate) fn mass(&self) -> &Factored<N> {
         &self.mass
