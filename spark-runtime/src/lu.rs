@@ -119,16 +119,19 @@ impl<const K: usize> Factored<K> {
     pub(crate) fn new(m: &SMatrix<f64, K, K>) -> Result<Self, Singular> {
         // One pass over the entries (contiguous, column-major): finiteness, scale, and whether
         // anything lies off the diagonal.
+        // Branch-free accumulations, so that the loop vectorises: a NaN or infinite entry fails
+        // `a <= f64::MAX`; the matrix is diagonal when all its nonzeros are on the diagonal.
         let mut scale = 0.0f64;
         let mut finite = true;
-        let mut off_diagonal = false;
-        for (c, column) in m.as_slice().chunks_exact(K.max(1)).enumerate() {
-            for (r, x) in column.iter().enumerate() {
-                finite &= x.is_finite();
-                scale = scale.max(x.abs());
-                off_diagonal |= r != c && *x != 0.0;
-            }
+        let mut nonzeros = 0usize;
+        for &x in m.as_slice() {
+            let a = x.abs();
+            finite &= a <= f64::MAX;
+            scale = if a > scale { a } else { scale };
+            nonzeros += usize::from(x != 0.0);
         }
+        let diagonal_nonzeros = (0..K).filter(|&k| m[(k, k)] != 0.0).count();
+        let off_diagonal = nonzeros > diagonal_nonzeros;
         if !finite {
             return Err(Singular { column: 0 });
         }
@@ -281,6 +284,29 @@ mod tests {
             f.solve(&mut b);
             assert!((b - x).amax() < 1e-13, "{}", (b - x).amax());
         }
+    }
+
+    /// The one-pass scan: a NaN or infinite entry anywhere is refused, a matrix with nonzeros
+    /// only on its diagonal takes the diagonal path, one off-diagonal entry the general one.
+    #[test]
+    fn factored_scan_finds_non_finite_and_diagonal_matrices() {
+        for bad in [f64::NAN, f64::INFINITY, -f64::INFINITY] {
+            let mut m = SMatrix::<f64, 3, 3>::identity();
+            m[(2, 0)] = bad;
+            assert!(Factored::new(&m).is_err());
+            let mut m = SMatrix::<f64, 3, 3>::identity();
+            m[(1, 1)] = bad;
+            assert!(Factored::new(&m).is_err());
+        }
+        let d = SMatrix::<f64, 3, 3>::from_diagonal(&SVector::from([2.0, -4.0, 0.5]));
+        assert!(Factored::new(&d).unwrap().diagonal);
+        let mut m = d;
+        m[(0, 2)] = 1e-300;
+        let f = Factored::new(&m).unwrap();
+        assert!(!f.diagonal);
+        let mut x = SVector::from([1.0, 2.0, 3.0]);
+        f.solve(&mut x);
+        assert!((m * x - SVector::from([1.0, 2.0, 3.0])).amax() < 1e-15);
     }
 
     #[test]
