@@ -496,7 +496,7 @@ fn floor(a: &Args) {
     println!("## Evaluation floor (h = {h})\n");
     println!("Per call, ns: `dynamics_jacobian` (p, f, L_vv, L_vq, L_qq), `constraint_jacobian` (g, G, Σμ∇²g), `constraint_gradient` (g, G), `velocity_constraint_jacobian`, `momentum_force` (p, f), `constraints` (g).");
     println!("floor = S × (dynamics_jacobian + constraint_jacobian): the evaluations of one full-Newton stage iteration.");
-    println!("evals/step = what the step evaluates: at the start vel + g + dyn + grad; per stage pass (each Newton correction and the final pass at the converged stages) S × mf + S × grad; per end-point iteration vel + dyn.\n");
+    println!("evals/step = what the step evaluates: at the start vel + g + dyn + grad, and mf + vel at the predicted midpoint (the stages' starting values; constant mass); per stage pass (each Newton correction and the final pass at the converged stages) S × mf + S × grad; per end-point iteration vel + dyn.\n");
     println!("| N | dyn ns | cons ns | grad ns | vel ns | mf ns | g ns | S | floor µs | step µs | step / floor | evals/step µs | step / evals | Newton it. (stage+end) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &a.ns {
@@ -512,6 +512,8 @@ fn floor(a: &Args) {
                 + f.g_ns
                 + f.dyn_ns
                 + f.grad_ns
+                + f.mf_ns
+                + f.vel_ns
                 + (ks + 1.0) * sf * (f.mf_ns + f.grad_ns)
                 + ke * (f.vel_ns + f.dyn_ns);
             println!(
