@@ -6,6 +6,10 @@
 #![no_std]
 #![warn(missing_docs)]
 
+// Lets unit tests include model files written for the integration tests (`spark_runtime::…`).
+#[cfg(test)]
+extern crate self as spark_runtime;
+
 pub mod dae;
 mod dense_newton;
 pub mod emprk_step;
