@@ -398,8 +398,8 @@ pub(crate) fn with_fallback<T>(
 /// Acceleration and multiplier at the step start and at its midpoint, linear in time between
 /// them: the stages' starting values. From the step start alone, the stage velocities
 /// `v0 + c h a0` are O(h²) from the solution; the linear acceleration makes them O(h³) and
-/// saves one simplified-Newton correction in most steps (0.7-0.9 per step on the chains of
-/// `examples/chain_bench.rs` at S = 2, h = 0.1 … 0.005).
+/// saves one simplified-Newton correction in most steps for S ≥ 2 (0.7-0.9 per step on the
+/// chains of `examples/chain_bench.rs` at S = 2, h = 0.1 … 0.005).
 struct Motion<const N: usize, const M: usize> {
     a0: SVector<f64, N>,
     lambda0: SVector<f64, M>,
@@ -427,9 +427,10 @@ impl<const N: usize, const M: usize> Motion<N, M> {
 /// hidden constraint left out, as in [`StageMatrix::predict`]) is solved with `approx`, its
 /// residual with the exact `G(q0)` is corrected once, and the change of the residual between
 /// the start and the predicted midpoint state gives the rate of change. Every solve reuses the
-/// step's factors; the extra evaluations are one `constraint`-level and one force evaluation at
-/// the midpoint (the mass matrix is evaluated again only when it is not constant). `None` when
-/// the start prediction is not finite; a non-finite midpoint keeps the constant acceleration.
+/// step's factors; the extra evaluations are `velocity_constraint` and `momentum_force` at the
+/// midpoint (`mass_force` instead when the mass matrix is not constant). `None` when the start
+/// prediction is not finite; a non-finite midpoint keeps the constant acceleration. One-stage
+/// methods (`S = 1`) get the constant acceleration only.
 /// Kept out of line: inlined, its temporaries added about 1.4 kB to the Cortex-M4 run's stack.
 #[inline(never)]
 fn predict_motion<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
