@@ -409,6 +409,16 @@ struct Motion<const N: usize, const M: usize> {
 }
 
 impl<const N: usize, const M: usize> Motion<N, M> {
+    /// A constant acceleration and multiplier; `None` unless both are finite.
+    fn constant(a0: SVector<f64, N>, lambda0: SVector<f64, M>) -> Option<Self> {
+        (all_finite(&a0) && all_finite(&lambda0)).then(|| Self {
+            a0,
+            lambda0,
+            jerk: SVector::zeros(),
+            lambda_rate: SVector::zeros(),
+        })
+    }
+
     /// `∫₀^{c h} a(t) dt`: the predicted `V(c h) − v0`.
     fn velocity_change(&self, h: f64, c: f64) -> SVector<f64, N> {
         let t = c * h;
@@ -447,12 +457,7 @@ fn predict_motion<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S
     // One-stage methods keep the constant acceleration: there the linear one saved 0.05-0.2
     // corrections per step on the chains (h = 0.01 and 0.1), less than its evaluations cost.
     if S == 1 {
-        return (all_finite(&a0) && all_finite(&lambda0)).then(|| Motion {
-            a0,
-            lambda0,
-            jerk: SVector::zeros(),
-            lambda_rate: SVector::zeros(),
-        });
+        return Motion::constant(a0, lambda0);
     }
     // The matrix used G at the midpoint: one correction with G(q0).
     let (da, dl) = approx.predict(
@@ -461,15 +466,7 @@ fn predict_motion<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S
     );
     a0 += da;
     lambda0 += dl;
-    if !(all_finite(&a0) && all_finite(&lambda0)) {
-        return None;
-    }
-    let constant = Motion {
-        a0,
-        lambda0,
-        jerk: SVector::zeros(),
-        lambda_rate: SVector::zeros(),
-    };
+    let constant = Motion::constant(a0, lambda0)?;
     // Residual change of the saddle system from t0 to the midpoint state, at (a0, λ0).
     let half = 0.5 * h;
     let tm = t0 + half;
@@ -483,8 +480,9 @@ fn predict_motion<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S
         (dm.f - dm.lvq_v) - force0 - (dm.lvv - d0.lvv) * a0
     };
     let wm = sys.velocity_constraint(tm, &qm, &vm);
-    let r_force = force_change - (wm.gq - start.gq).tr_mul(&lambda0);
-    let r_curvature = (wm.wq_v - start.wq_v) + (wm.gq - start.gq) * a0;
+    let g_change = wm.gq - start.gq;
+    let r_force = force_change - g_change.tr_mul(&lambda0);
+    let r_curvature = (wm.wq_v - start.wq_v) + g_change * a0;
     let (da, dl) = approx.predict(&r_force, &r_curvature);
     let inv_half = 1.0 / half;
     let jerk = da * inv_half;
@@ -530,22 +528,20 @@ pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const 
         }
         // Simplified Newton's block-structured iteration matrix, from the step start (see
         // `stage_matrix`); `None` when it is singular (full Newton then).
-        let d0 = if options.simplified_newton {
-            sys.mass_force(t0, &q0, &v0)
+        let (d0, approx) = if options.simplified_newton {
+            let d0 = sys.mass_force(t0, &q0, &v0);
+            let q_mid = q0 + v0 * (0.5 * h);
+            let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
+            let approx = StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok();
+            (d0, approx)
         } else {
             let (p, f) = sys.momentum_force(t0, &q0, &v0);
-            MassForce {
+            let d0 = MassForce {
                 p,
                 f,
                 ..MassForce::default()
-            }
-        };
-        let approx = if options.simplified_newton {
-            let q_mid = q0 + v0 * (0.5 * h);
-            let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
-            StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok()
-        } else {
-            None
+            };
+            (d0, None)
         };
         let guess = approx
             .as_ref()
