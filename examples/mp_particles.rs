@@ -29,10 +29,9 @@ include!("models/plot.rs");
 
 use plotters::style::{BLUE, GREEN, RED};
 use spark::nalgebra::{SMatrix, SVector};
-use spark::nonholonomic::{Nonholonomic, NonholonomicJacobian};
 use spark::{
-    ConstraintJacobian, DynamicsJacobian, Integrator, Lagrangian, LobattoIIIAB, Method, Model,
-    Options, State, StepStats, VelocityConstraintJacobian,
+    ConstraintJacobian, DynamicsJacobian, Integrator, Lagrangian, LobattoIIIAB, Model,
+    NonholonomicJacobian, State, VelocityConstraintJacobian,
 };
 
 /// McLachlan-Perlmutter's particles, m = 3, written by hand: `spark::mechanics!` rejects the
@@ -79,7 +78,7 @@ impl Model for Particles {
     }
 }
 
-impl Lagrangian<7, 0> for Particles {
+impl Lagrangian<7, 0, 1> for Particles {
     fn lagrangian(&self, _t: f64, q: &V7, v: &V7) -> f64 {
         let u = q.norm_squared()
             + (q[4] * q[5]).powi(2)
@@ -120,20 +119,6 @@ impl Lagrangian<7, 0> for Particles {
     ) -> VelocityConstraintJacobian<7, 0> {
         VelocityConstraintJacobian::default()
     }
-    fn step_with<Meth: Method>(
-        &self,
-        h: f64,
-        options: &Options,
-        state: &State<7>,
-    ) -> Result<(State<7>, StepStats), spark::Error> {
-        Meth::step_mixed::<Self, 7, 0, 1>(self, h, options, state)
-    }
-    fn nonholonomic_residual(&self, t: f64, q: &V7, v: &V7) -> f64 {
-        self.nonholonomic_constraints(t, q, v)[0].abs()
-    }
-}
-
-impl Nonholonomic<7, 0, 1> for Particles {
     fn nonholonomic_constraints(&self, _t: f64, q: &V7, v: &V7) -> SVector<f64, 1> {
         SVector::from([v[0] + q[4] * v[4] + q[5] * v[5] + q[6] * v[6]])
     }

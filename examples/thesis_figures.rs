@@ -87,7 +87,7 @@ struct Run<const N: usize> {
     energy: Vec<(f64, f64)>,
 }
 
-fn run<Sys, Meth, const N: usize, const M: usize>(
+fn run<Sys, Meth, const N: usize, const M: usize, const K: usize>(
     sys: Sys,
     s0: State<N>,
     h: f64,
@@ -95,7 +95,7 @@ fn run<Sys, Meth, const N: usize, const M: usize>(
     energy: bool,
 ) -> Res<Run<N>>
 where
-    Sys: Lagrangian<N, M>,
+    Sys: Lagrangian<N, M, K>,
     Meth: Method,
 {
     let mut sim = Integrator::<Sys, Meth>::new(sys, h)?;
@@ -140,7 +140,7 @@ impl Study {
     }
 
     /// Adds the errors of `Meth` against `reference`.
-    fn add<Sys, Meth, const N: usize, const M: usize>(
+    fn add<Sys, Meth, const N: usize, const M: usize, const K: usize>(
         &mut self,
         label: &str,
         sys: Sys,
@@ -149,12 +149,12 @@ impl Study {
         reference: &State<N>,
     ) -> Res<()>
     where
-        Sys: Lagrangian<N, M> + Copy,
+        Sys: Lagrangian<N, M, K> + Copy,
         Meth: Method,
     {
         let mut errs = Vec::new();
         for &h in &self.hs {
-            let r = run::<Sys, Meth, N, M>(sys, s0, h, t_end, false)?;
+            let r = run::<Sys, Meth, N, M, K>(sys, s0, h, t_end, false)?;
             self.residual = self.residual.max(r.residual);
             errs.push(q_error(&r.end, reference));
         }
@@ -231,17 +231,17 @@ fn energy_report(fig: &str, title: &str, label: &str, e: &[(f64, f64)]) -> Res<f
 }
 
 /// The reference solution of figures 8.1, 8.4/8.5, 8.8/8.9 and its cross-check.
-fn reference<Sys, const N: usize, const M: usize>(
+fn reference<Sys, const N: usize, const M: usize, const K: usize>(
     sys: Sys,
     s0: State<N>,
     t_end: f64,
 ) -> Res<State<N>>
 where
-    Sys: Lagrangian<N, M> + Copy,
+    Sys: Lagrangian<N, M, K> + Copy,
 {
     let h = 0.005;
-    let a = run::<Sys, Emprk<4>, N, M>(sys, s0, h, t_end, false)?.end;
-    let b = run::<Sys, GaussLobatto<4>, N, M>(sys, s0, h, t_end, false)?.end;
+    let a = run::<Sys, Emprk<4>, N, M, K>(sys, s0, h, t_end, false)?.end;
+    let b = run::<Sys, GaussLobatto<4>, N, M, K>(sys, s0, h, t_end, false)?.end;
     println!(
         "  reference: Emprk<4> at h = {h}; ref. check |q_EMPRK<4> - q_SPARK<4>| = {:.1e}",
         q_error(&a, &b)
@@ -253,11 +253,11 @@ fn pendulum() -> Res<()> {
     let sys = Pendulum::default();
     let t_end = 2.0;
     println!("\n== Figure 8.1: pendulum, global q-error at T = {t_end} ==");
-    let r = reference::<Pendulum, 2, 1>(sys, pendulum_start(), t_end)?;
+    let r = reference::<Pendulum, 2, 1, _>(sys, pendulum_start(), t_end)?;
     let mut st = Study::new(&[0.2, 0.1, 0.05, 0.025, 0.0125]);
-    st.add::<Pendulum, GaussLobatto<1>, 2, 1>("SPARK (1,1)", sys, pendulum_start(), t_end, &r)?;
-    st.add::<Pendulum, GaussLobatto<2>, 2, 1>("SPARK (2,2)", sys, pendulum_start(), t_end, &r)?;
-    st.add::<Pendulum, Emprk<2>, 2, 1>("EMPRK (2,2)", sys, pendulum_start(), t_end, &r)?;
+    st.add::<Pendulum, GaussLobatto<1>, 2, 1, _>("SPARK (1,1)", sys, pendulum_start(), t_end, &r)?;
+    st.add::<Pendulum, GaussLobatto<2>, 2, 1, _>("SPARK (2,2)", sys, pendulum_start(), t_end, &r)?;
+    st.add::<Pendulum, Emprk<2>, 2, 1, _>("EMPRK (2,2)", sys, pendulum_start(), t_end, &r)?;
     st.report(
         "fig8_1_pendulum_orders",
         "Fig. 8.1: pendulum, global q-error at T = 2",
@@ -267,7 +267,7 @@ fn pendulum() -> Res<()> {
             "\n== Figure {}: pendulum, (2,2) SPARK energy error, h = {h}, t in [0, 200] ==",
             fig.replace('_', ".")
         );
-        let e = run::<Pendulum, GaussLobatto<2>, 2, 1>(sys, pendulum_start(), h, 200.0, true)?;
+        let e = run::<Pendulum, GaussLobatto<2>, 2, 1, _>(sys, pendulum_start(), h, 200.0, true)?;
         energy_report(
             &format!("fig{fig}_pendulum_energy"),
             &format!(
@@ -288,30 +288,30 @@ fn skate() -> Res<()> {
     println!(
         "\n== Figures 8.4 (SPARK) and 8.5 (EMPRK): skate (l = 1), global q-error at T = {t_end} =="
     );
-    let r = reference::<Skate, 4, 1>(sys, skate_start(), t_end)?;
+    let r = reference::<Skate, 4, 1, _>(sys, skate_start(), t_end)?;
     let mut st = Study::new(&hs);
-    st.add::<Skate, GaussLobatto<1>, 4, 1>("SPARK (1,1)", sys, skate_start(), t_end, &r)?;
-    st.add::<Skate, GaussLobatto<2>, 4, 1>("SPARK (2,2)", sys, skate_start(), t_end, &r)?;
+    st.add::<Skate, GaussLobatto<1>, 4, 1, _>("SPARK (1,1)", sys, skate_start(), t_end, &r)?;
+    st.add::<Skate, GaussLobatto<2>, 4, 1, _>("SPARK (2,2)", sys, skate_start(), t_end, &r)?;
     st.report(
         "fig8_4_skate_spark_orders",
         "Fig. 8.4: skate (l = 1), SPARK, global q-error at T = 2",
     )?;
     let mut st = Study::new(&hs);
-    st.add::<Skate, Emprk<1>, 4, 1>("EMPRK (1,1)", sys, skate_start(), t_end, &r)?;
-    st.add::<Skate, Emprk<2>, 4, 1>("EMPRK (2,2)", sys, skate_start(), t_end, &r)?;
+    st.add::<Skate, Emprk<1>, 4, 1, _>("EMPRK (1,1)", sys, skate_start(), t_end, &r)?;
+    st.add::<Skate, Emprk<2>, 4, 1, _>("EMPRK (2,2)", sys, skate_start(), t_end, &r)?;
     st.report(
         "fig8_5_skate_emprk_orders",
         "Fig. 8.5: skate (l = 1), EMPRK, global q-error at T = 2",
     )?;
     println!("\n== Figures 8.6 (SPARK) and 8.7 (EMPRK): skate, (2,2) energy error, h = 0.1, t in [0, 200] ==");
-    let e = run::<Skate, GaussLobatto<2>, 4, 1>(sys, skate_start(), 0.1, 200.0, true)?;
+    let e = run::<Skate, GaussLobatto<2>, 4, 1, _>(sys, skate_start(), 0.1, 200.0, true)?;
     let a = energy_report(
         "fig8_6_skate_spark_energy",
         "Fig. 8.6: skate (l = 1), (2,2) SPARK, h = 0.1",
         "(2,2) SPARK",
         &e.energy,
     )?;
-    let e = run::<Skate, Emprk<2>, 4, 1>(sys, skate_start(), 0.1, 200.0, true)?;
+    let e = run::<Skate, Emprk<2>, 4, 1, _>(sys, skate_start(), 0.1, 200.0, true)?;
     let b = energy_report(
         "fig8_7_skate_emprk_energy",
         "Fig. 8.7: skate (l = 1), (2,2) EMPRK, h = 0.1",
@@ -327,17 +327,17 @@ fn ball() -> Res<()> {
     let t_end = 1.0;
     let hs = [0.1, 0.05, 0.025, 0.0125, 0.00625];
     println!("\n== Figures 8.8 (SPARK) and 8.9 (EMPRK): ball on a rotating table (v2 = -3), global q-error at T = {t_end} ==");
-    let r = reference::<BallTable, 11, 6>(sys, ball_start(), t_end)?;
+    let r = reference::<BallTable, 11, 6, _>(sys, ball_start(), t_end)?;
     let mut st = Study::new(&hs);
-    st.add::<BallTable, GaussLobatto<1>, 11, 6>("SPARK (1,1)", sys, ball_start(), t_end, &r)?;
-    st.add::<BallTable, GaussLobatto<2>, 11, 6>("SPARK (2,2)", sys, ball_start(), t_end, &r)?;
+    st.add::<BallTable, GaussLobatto<1>, 11, 6, _>("SPARK (1,1)", sys, ball_start(), t_end, &r)?;
+    st.add::<BallTable, GaussLobatto<2>, 11, 6, _>("SPARK (2,2)", sys, ball_start(), t_end, &r)?;
     st.report(
         "fig8_8_ball_spark_orders",
         "Fig. 8.8: ball (v2 = -3), SPARK, global q-error at T = 1",
     )?;
     let mut st = Study::new(&hs);
-    st.add::<BallTable, Emprk<1>, 11, 6>("EMPRK (1,1)", sys, ball_start(), t_end, &r)?;
-    st.add::<BallTable, Emprk<2>, 11, 6>("EMPRK (2,2)", sys, ball_start(), t_end, &r)?;
+    st.add::<BallTable, Emprk<1>, 11, 6, _>("EMPRK (1,1)", sys, ball_start(), t_end, &r)?;
+    st.add::<BallTable, Emprk<2>, 11, 6, _>("EMPRK (2,2)", sys, ball_start(), t_end, &r)?;
     st.report(
         "fig8_9_ball_emprk_orders",
         "Fig. 8.9: ball (v2 = -3), EMPRK, global q-error at T = 1",
@@ -351,14 +351,14 @@ fn seven_body() -> Res<()> {
     let reference = State::new(t_end, Q_REF, [0.0; 7]);
     println!("\n== Figure 8.10: seven-body mechanism, global q-error at T = {t_end} against the IVP test set ==");
     let mut st = Study::new(&[4e-4, 2e-4, 1e-4, 5e-5, 2.5e-5]);
-    st.add::<SevenBody, GaussLobatto<1>, 7, 6>(
+    st.add::<SevenBody, GaussLobatto<1>, 7, 6, _>(
         "SPARK (1,1)",
         sys,
         seven_start(),
         t_end,
         &reference,
     )?;
-    st.add::<SevenBody, GaussLobatto<2>, 7, 6>(
+    st.add::<SevenBody, GaussLobatto<2>, 7, 6, _>(
         "SPARK (2,2)",
         sys,
         seven_start(),
@@ -369,22 +369,24 @@ fn seven_body() -> Res<()> {
         "fig8_10_seven_body_orders",
         "Fig. 8.10: seven-body, global q-error at T = 0.03",
     )?;
-    let a = run::<SevenBody, Emprk<2>, 7, 6>(sys, seven_start(), 1e-4, t_end, false)?.end;
-    let b = run::<SevenBody, GaussLobatto<2>, 7, 6>(sys, seven_start(), 1e-4, t_end, false)?.end;
+    let a = run::<SevenBody, Emprk<2>, 7, 6, _>(sys, seven_start(), 1e-4, t_end, false)?.end;
+    let b = run::<SevenBody, GaussLobatto<2>, 7, 6, _>(sys, seven_start(), 1e-4, t_end, false)?.end;
     println!(
         "  EMPRK (2,2) = SPARK (2,2) here: identical states at T: {}",
         a == b
     );
     // How accurate is the test-set reference? SPARK (4,4) (order 8) at two small steps.
-    let c1 = run::<SevenBody, GaussLobatto<4>, 7, 6>(sys, seven_start(), 2e-5, t_end, false)?.end;
-    let c2 = run::<SevenBody, GaussLobatto<4>, 7, 6>(sys, seven_start(), 1e-5, t_end, false)?.end;
+    let c1 =
+        run::<SevenBody, GaussLobatto<4>, 7, 6, _>(sys, seven_start(), 2e-5, t_end, false)?.end;
+    let c2 =
+        run::<SevenBody, GaussLobatto<4>, 7, 6, _>(sys, seven_start(), 1e-5, t_end, false)?.end;
     println!(
         "  SPARK (4,4): |q(h = 2e-5) - q(h = 1e-5)| = {:.1e}, |q(h = 1e-5) - q_testset| = {:.1e}",
         q_error(&c1, &c2),
         q_error(&c2, &reference)
     );
     let mut st = Study::new(&[5e-5, 2.5e-5]);
-    st.add::<SevenBody, GaussLobatto<2>, 7, 6>("SPARK (2,2)", sys, seven_start(), t_end, &c2)?;
+    st.add::<SevenBody, GaussLobatto<2>, 7, 6, _>("SPARK (2,2)", sys, seven_start(), t_end, &c2)?;
     let e = &st.curves[0].1;
     println!(
         "  so the last step of the table is limited by the test-set reference; against SPARK (4,4) \
@@ -398,7 +400,7 @@ fn seven_body() -> Res<()> {
             "\n== Figure {}: seven-body, (2,2) SPARK energy error, h = {h:e}, t in [0, 0.03] ==",
             fig.replace('_', ".")
         );
-        let e = run::<SevenBody, GaussLobatto<2>, 7, 6>(sys, seven_start(), h, t_end, true)?;
+        let e = run::<SevenBody, GaussLobatto<2>, 7, 6, _>(sys, seven_start(), h, t_end, true)?;
         let e0 = Integrator::<SevenBody, GaussLobatto<2>>::new(sys, h)?.energy(&seven_start());
         println!("  E0 = {e0:.6e}");
         energy_report(

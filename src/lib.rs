@@ -72,11 +72,12 @@
 
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
-    local_model, math, tableau, ConstraintJacobian, DynamicsJacobian, Emprk, Error, GaussLobatto,
-    Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, LocalModelJacobians,
-    LocalModelOde, LocalModelStats, MassForce, Method, Model, Options, Phase, Rklm, SparkTableau,
-    Srklm, State, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
-    VelocityConstraint, VelocityConstraintJacobian,
+    local_model, math, tableau, Advance, ConstraintJacobian, DynamicsJacobian, Emprk, Error,
+    GaussLobatto, Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2,
+    LocalModelJacobians, LocalModelOde, LocalModelStats, MassForce, Method, Model,
+    NonholonomicJacobian, Options, Phase, Rklm, Run, SparkTableau, Srklm, State, StepStats,
+    SymplecticEuler, SymplecticEulerI, SymplecticEulerII, VelocityConstraint,
+    VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.
@@ -88,4 +89,4 @@ pub mod __private {
 }
 
 pub use nalgebra;
-pub use spark_runtime::{dae, hamiltonian, lobatto_index2, nonholonomic, state};
+pub use spark_runtime::{dae, hamiltonian, lobatto_index2, state};

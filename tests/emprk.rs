@@ -12,7 +12,6 @@ use common::run;
 
 use spark::{Emprk, GaussLobatto, Integrator, Lagrangian, Method, Options, State};
 use spark_runtime::emprk_step::{residual_and_jacobian, step_emprk_stages, system_len};
-use spark_runtime::nonholonomic::{Nonholonomic, NonholonomicJacobian};
 
 include!("../examples/models/nonholonomic_particle.rs");
 include!("../examples/models/skate.rs");
@@ -29,27 +28,9 @@ spark::mechanics! {
     }
 }
 
-/// The pendulum as a "mixed" model with no nonholonomic constraint, so that the EMPRK step
-/// itself (not the holonomic step it delegates to) can be run on it.
-impl Nonholonomic<2, 1, 0> for Pendulum {
-    fn nonholonomic_constraints(
-        &self,
-        _t: f64,
-        _q: &nalgebra::SVector<f64, 2>,
-        _v: &nalgebra::SVector<f64, 2>,
-    ) -> nalgebra::SVector<f64, 0> {
-        nalgebra::SVector::zeros()
-    }
-    fn nonholonomic_jacobian(
-        &self,
-        _t: f64,
-        _q: &nalgebra::SVector<f64, 2>,
-        _v: &nalgebra::SVector<f64, 2>,
-        _psi: &nalgebra::SVector<f64, 0>,
-    ) -> NonholonomicJacobian<2, 0> {
-        NonholonomicJacobian::default()
-    }
-}
+// With `K = 0` the pendulum's `Lagrangian<2, 1>` impl is that of a "mixed" model without
+// nonholonomic constraints, so the EMPRK step itself (not the holonomic step the integrator
+// chooses for it) can be run on it through `step_emprk_stages`.
 
 fn max_diff<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
     (0..N).fold(0.0f64, |m, i| {
@@ -62,9 +43,14 @@ fn q_error<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
 }
 
 /// Steps `Emprk<1>` and `GaussLobatto<1>` side by side; returns the largest difference.
-fn lockstep<Sys, const N: usize, const M: usize>(sys: Sys, s0: State<N>, h: f64, n: usize) -> f64
+fn lockstep<Sys, const N: usize, const M: usize, const K: usize>(
+    sys: Sys,
+    s0: State<N>,
+    h: f64,
+    n: usize,
+) -> f64
 where
-    Sys: Lagrangian<N, M> + Copy,
+    Sys: Lagrangian<N, M, K> + Copy,
 {
     // The methods are compared, not the solvers (full Newton for EMPRK, simplified Newton with
     // a looser stop for SPARK): both are converged past the default tolerance.
@@ -138,13 +124,13 @@ fn without_nonholonomic_constraints_emprk_is_spark() {
         assert!(d < 1e-12, "S={s}: {d:e}");
     }
     // Through the integrator a holonomic model takes the Gauss-Lobatto step itself.
-    let a = run::<Pendulum, Emprk<2>, 2, 1>(
+    let a = run::<Pendulum, Emprk<2>, 2, 1, 0>(
         Pendulum::default(),
         State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
         0.1,
         2.0,
     );
-    let b = run::<Pendulum, GaussLobatto<2>, 2, 1>(
+    let b = run::<Pendulum, GaussLobatto<2>, 2, 1, 0>(
         Pendulum::default(),
         State::new(0.0, [1.0, 0.0], [0.0, 0.0]),
         0.1,
@@ -154,7 +140,7 @@ fn without_nonholonomic_constraints_emprk_is_spark() {
 }
 
 /// Global q-errors at `t_end` of `Emprk<S>` for the steps `hs` against `reference`.
-fn errors<Sys, const S: usize, const N: usize, const M: usize>(
+fn errors<Sys, const S: usize, const N: usize, const M: usize, const K: usize>(
     sys: Sys,
     s0: State<N>,
     t_end: f64,
@@ -162,16 +148,16 @@ fn errors<Sys, const S: usize, const N: usize, const M: usize>(
     reference: &State<N>,
 ) -> Vec<f64>
 where
-    Sys: Lagrangian<N, M> + Copy,
+    Sys: Lagrangian<N, M, K> + Copy,
 {
     hs.iter()
-        .map(|&h| q_error(&run::<Sys, Emprk<S>, N, M>(sys, s0, h, t_end), reference))
+        .map(|&h| q_error(&run::<Sys, Emprk<S>, N, M, K>(sys, s0, h, t_end), reference))
         .collect()
 }
 
 /// Orders 2, 4, 6 of `Emprk<1..3>` against a reference computed with `Emprk<4>` (order 8),
 /// itself checked against `GaussLobatto<4>` at the same step.
-fn orders<Sys, const N: usize, const M: usize>(
+fn orders<Sys, const N: usize, const M: usize, const K: usize>(
     label: &str,
     sys: Sys,
     s0: State<N>,
@@ -179,18 +165,18 @@ fn orders<Sys, const N: usize, const M: usize>(
     h_ref: f64,
     hs: [&[f64]; 3],
 ) where
-    Sys: Lagrangian<N, M> + Copy,
+    Sys: Lagrangian<N, M, K> + Copy,
 {
-    let reference = run::<Sys, Emprk<4>, N, M>(sys, s0, h_ref, t_end);
-    let other = run::<Sys, GaussLobatto<4>, N, M>(sys, s0, h_ref, t_end);
+    let reference = run::<Sys, Emprk<4>, N, M, K>(sys, s0, h_ref, t_end);
+    let other = run::<Sys, GaussLobatto<4>, N, M, K>(sys, s0, h_ref, t_end);
     let d = q_error(&reference, &other);
     eprintln!("{label}: references EMPRK<4> vs SPARK<4> at h = {h_ref}: {d:e}");
     assert!(d < 1e-12, "{d:e}");
-    let e = errors::<Sys, 1, N, M>(sys, s0, t_end, hs[0], &reference);
+    let e = errors::<Sys, 1, N, M, K>(sys, s0, t_end, hs[0], &reference);
     common::assert_order(&format!("{label} EMPRK S=1"), 2.0, hs[0], &e);
-    let e = errors::<Sys, 2, N, M>(sys, s0, t_end, hs[1], &reference);
+    let e = errors::<Sys, 2, N, M, K>(sys, s0, t_end, hs[1], &reference);
     common::assert_order(&format!("{label} EMPRK S=2"), 4.0, hs[1], &e);
-    let e = errors::<Sys, 3, N, M>(sys, s0, t_end, hs[2], &reference);
+    let e = errors::<Sys, 3, N, M, K>(sys, s0, t_end, hs[2], &reference);
     common::assert_order(&format!("{label} EMPRK S=3"), 6.0, hs[2], &e);
 }
 
@@ -243,8 +229,8 @@ fn emprk2_differs_from_spark2_when_there_is_a_nonholonomic_constraint() {
     // Both have order 4, but they are different methods: the dispatch really reaches the
     // EMPRK step. Thesis prototype (guide §7): q-errors at T = 2, h = 0.2 of 1.4e-5 (SPARK) and
     // 1.1e-5 (EMPRK).
-    let a = run::<Skate, Emprk<2>, 4, 1>(Skate::default(), skate_start(), 0.2, 2.0);
-    let b = run::<Skate, GaussLobatto<2>, 4, 1>(Skate::default(), skate_start(), 0.2, 2.0);
+    let a = run::<Skate, Emprk<2>, 4, 1, 1>(Skate::default(), skate_start(), 0.2, 2.0);
+    let b = run::<Skate, GaussLobatto<2>, 4, 1, 1>(Skate::default(), skate_start(), 0.2, 2.0);
     let d = q_error(&a, &b);
     eprintln!("skate h = 0.2: |q_EMPRK − q_SPARK| at T = 2: {d:e}");
     assert!(d > 1e-6, "{d:e}");
@@ -256,7 +242,7 @@ fn check_jacobian<Sys, const N: usize, const M: usize, const K: usize, const S: 
     s0: &State<N>,
     h: f64,
 ) where
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
 {
     let tab = Emprk::<S>::TABLEAU;
     let n = system_len::<N, M, K, S>();
@@ -315,7 +301,7 @@ fn stage_residuals<Sys, const N: usize, const M: usize, const K: usize, const S:
     n: usize,
 ) -> (f64, f64)
 where
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
 {
     let opts = Options::default();
     let mut s = s0;
@@ -454,14 +440,14 @@ fn lobatto_iiia_coefficients() {
 }
 
 /// `max |Φ_{−h}(Φ_h(s0)) − s0|` over `n` starting points along a trajectory of `Emprk<S>`.
-fn symmetry_defect<Sys, const S: usize, const N: usize, const M: usize>(
+fn symmetry_defect<Sys, const S: usize, const N: usize, const M: usize, const K: usize>(
     sys: Sys,
     s0: State<N>,
     h: f64,
     n: usize,
 ) -> f64
 where
-    Sys: Lagrangian<N, M> + Copy,
+    Sys: Lagrangian<N, M, K> + Copy,
 {
     let mut fwd = Integrator::<Sys, Emprk<S>>::new(sys, h).unwrap();
     let mut bwd = Integrator::<Sys, Emprk<S>>::new(sys, -h).unwrap();
@@ -484,19 +470,19 @@ fn emprk_is_symmetric() {
     for (label, d) in [
         (
             "skate S=2",
-            symmetry_defect::<Skate, 2, 4, 1>(Skate::default(), skate_start(), 0.2, 10),
+            symmetry_defect::<Skate, 2, 4, 1, _>(Skate::default(), skate_start(), 0.2, 10),
         ),
         (
             "skate S=3",
-            symmetry_defect::<Skate, 3, 4, 1>(Skate::default(), skate_start(), 0.2, 10),
+            symmetry_defect::<Skate, 3, 4, 1, _>(Skate::default(), skate_start(), 0.2, 10),
         ),
         (
             "ball S=2",
-            symmetry_defect::<BallTable, 2, 11, 6>(BallTable::default(), ball_start(), 0.1, 10),
+            symmetry_defect::<BallTable, 2, 11, 6, _>(BallTable::default(), ball_start(), 0.1, 10),
         ),
         (
             "particle S=3",
-            symmetry_defect::<Particle, 3, 3, 0>(Particle {}, particle_start(), 0.3, 10),
+            symmetry_defect::<Particle, 3, 3, 0, _>(Particle {}, particle_start(), 0.3, 10),
         ),
     ] {
         eprintln!("{label}: max |Φ_-h(Φ_h(s)) − s| = {d:e}");

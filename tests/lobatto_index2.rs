@@ -49,7 +49,7 @@ fn err(a: &State<3>, b: &State<3>) -> f64 {
 }
 
 /// Integrates with the `Integrator` from `s0` to `t_end`, asserting |k| < 1e-12 after every step.
-fn run<Sys: spark::Lagrangian<3, 0>, Meth: Method>(
+fn run<Sys: spark::Lagrangian<3, 0, 1>, Meth: Method>(
     sys: Sys,
     s0: State<3>,
     h: f64,
@@ -336,10 +336,7 @@ fn inherited_multiplier_makes_the_step_symmetric_the_restart_does_not() {
     check!(4);
 }
 
-fn fd_check<Sys: spark::nonholonomic::Nonholonomic<3, 0, 1>, const S: usize>(
-    sys: &Sys,
-    label: &str,
-) {
+fn fd_check<Sys: spark::Lagrangian<3, 0, 1>, const S: usize>(sys: &Sys, label: &str) {
     let tab = LobattoIIIABIndex2::<S>::TABLEAU;
     let h = 0.13;
     let state = State::new(0.2, [0.5, -0.3, 0.2], [0.4, 0.6, -0.1]);

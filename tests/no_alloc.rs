@@ -100,10 +100,11 @@ spark::mechanics! {
 
 /// Steps `sim` 200 times on the watched thread; returns the allocations seen.
 fn watched_steps<
-    Sys: spark::Lagrangian<N, M>,
+    Sys: spark::Lagrangian<N, M, K>,
     Meth: spark::Method,
     const N: usize,
     const M: usize,
+    const K: usize,
 >(
     sim: &mut Integrator<Sys, Meth>,
     s: &mut State<N>,

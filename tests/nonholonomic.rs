@@ -20,23 +20,38 @@ fn max_diff<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
 
 /// Orders against a self-computed reference (GaussLobatto<3> at a small step; the runtime's
 /// own tests compare with independent references in minimal coordinates).
-fn orders<Sys: spark::Lagrangian<N, M> + Copy, const N: usize, const M: usize>(
+fn orders<
+    Sys: spark::Lagrangian<N, M, K> + Copy,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
     label: &str,
     sys: Sys,
     s0: State<N>,
 ) {
     let t_end = 2.0;
-    let fine = run::<Sys, GaussLobatto<3>, N, M>(sys, s0, 0.005, t_end);
+    let fine = run::<Sys, GaussLobatto<3>, N, M, K>(sys, s0, 0.005, t_end);
     let hs = [0.1, 0.05, 0.025];
     let e: Vec<f64> = hs
         .iter()
-        .map(|&h| max_diff(&run::<Sys, GaussLobatto<1>, N, M>(sys, s0, h, t_end), &fine))
+        .map(|&h| {
+            max_diff(
+                &run::<Sys, GaussLobatto<1>, N, M, K>(sys, s0, h, t_end),
+                &fine,
+            )
+        })
         .collect();
     common::assert_order(&format!("{label} S=1"), 2.0, &hs, &e);
     let hs = [0.2, 0.1, 0.05];
     let e: Vec<f64> = hs
         .iter()
-        .map(|&h| max_diff(&run::<Sys, GaussLobatto<2>, N, M>(sys, s0, h, t_end), &fine))
+        .map(|&h| {
+            max_diff(
+                &run::<Sys, GaussLobatto<2>, N, M, K>(sys, s0, h, t_end),
+                &fine,
+            )
+        })
         .collect();
     common::assert_order(&format!("{label} S=2"), 4.0, &hs, &e);
 }

@@ -43,7 +43,7 @@ fn skate_order<Meth: Method>(label: &str, order: f64, hs: &[f64], expected: &[(u
         .iter()
         .map(|&h| {
             err(
-                &run::<Skate, Meth, 3, 0>(Skate::default(), s0, h, t_end),
+                &run::<Skate, Meth, 3, 0, 1>(Skate::default(), s0, h, t_end),
                 &exact,
             )
         })
@@ -179,7 +179,7 @@ fn rod_errors<Meth: Method>(hs: &[f64], reference: &State<4>) -> Vec<f64> {
     hs.iter()
         .map(|&h| {
             err(
-                &run::<Rod, Meth, 4, 1>(Rod::default(), s0, h, 2.0),
+                &run::<Rod, Meth, 4, 1, 1>(Rod::default(), s0, h, 2.0),
                 reference,
             )
         })
@@ -189,7 +189,7 @@ fn rod_errors<Meth: Method>(hs: &[f64], reference: &State<4>) -> Vec<f64> {
 #[test]
 fn lobatto_methods_on_a_mixed_model() {
     let s0 = thesis::skate_start();
-    let reference = run::<Rod, GaussLobatto<3>, 4, 1>(Rod::default(), s0, 0.005, 2.0);
+    let reference = run::<Rod, GaussLobatto<3>, 4, 1, 1>(Rod::default(), s0, 0.005, 2.0);
     let hs = [0.2, 0.1, 0.05, 0.025];
     let e = rod_errors::<LobattoIIIAB<2>>(&hs, &reference);
     common::assert_order("mixed IIIA-B S=2", 2.0, &hs, &e);

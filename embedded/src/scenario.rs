@@ -109,14 +109,14 @@ pub fn double_pendulum<W: Write>(out: &mut W) -> Result<Summary, RunError> {
 }
 
 /// Projects `s`, then takes [`STEPS`] steps, printing a line every [`EVERY`] steps.
-fn run<Sys, Meth, W, const N: usize, const M: usize>(
+fn run<Sys, Meth, W, const N: usize, const M: usize, const K: usize>(
     name: &str,
     mut sim: Integrator<Sys, Meth>,
     mut s: State<N>,
     out: &mut W,
 ) -> Result<Summary, RunError>
 where
-    Sys: Lagrangian<N, M>,
+    Sys: Lagrangian<N, M, K>,
     Meth: Method,
     W: Write,
 {

@@ -383,7 +383,7 @@ fn emit_header(model: &Model) -> TokenStream {
 /// The `Lagrangian` impl of a model in Lagrangian form.
 fn emit_lagrangian(mut model: Model) -> TokenStream {
     let d = derivatives(&mut model);
-    let (nh_overrides, nh_impl) = emit_nonholonomic(&mut model);
+    let nh_methods = emit_nonholonomic(&mut model);
     let n = model.vars.n;
     let m = model.holonomic.len();
     let name = &model.name;
@@ -445,7 +445,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     cg_targets.extend(matrix_targets("gq", &d.gq, false));
     let cg_body = filled(
         &model,
-        &quote!(#rt::system::ConstraintGradient<#n, #m>),
+        &quote!(#rt::model::blocks::ConstraintGradient<#n, #m>),
         &cg_targets,
         quote!(),
     );
@@ -487,15 +487,14 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         &vc_targets,
         quote!(),
     );
+    let kk = model.nonholonomic.len();
     quote! {
-        #nh_impl
-
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        impl #rt::Lagrangian<#n, #m> for #name {
+        impl #rt::Lagrangian<#n, #m, #kk> for #name {
             const QUADRATIC_IN_V: bool = #quadratic;
             const CONSTANT_MASS: bool = #constant_mass;
-            #nh_overrides
+            #nh_methods
             #[inline]
             fn lagrangian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {
                 #lag_body
@@ -537,20 +536,18 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     }
 }
 
-/// For a model with nonholonomic constraints `k(t, q, v)`: the overrides of the `Lagrangian`
-/// impl that route stepping and projection through the mixed method, and the `Nonholonomic`
-/// impl (`k`, `k_q`, `k_v`, and the second derivatives of `k_vᵀψ`, with `ψ` in the multiplier
-/// slots, named `mu` in the generated function). Empty for a model without them.
-fn emit_nonholonomic(model: &mut Model) -> (TokenStream, TokenStream) {
+/// For a model with nonholonomic constraints `k(t, q, v)`: the `Lagrangian` methods that
+/// evaluate them (`k`, `k_q`, `k_v`, and the second derivatives of `k_vᵀψ`, with `ψ` in the
+/// multiplier slots, named `mu` in the generated function). Empty for a model without them (the
+/// trait's defaults are those of `K = 0`).
+fn emit_nonholonomic(model: &mut Model) -> TokenStream {
     let k_ids = model.nonholonomic.clone();
     if k_ids.is_empty() {
-        return (quote!(), quote!());
+        return quote!();
     }
     let vars = model.vars;
     let n = vars.n;
-    let m = model.holonomic.len();
     let kk = k_ids.len();
-    let name = model.name.clone();
     let rt = quote!(::spark::__private::runtime);
     let na = quote!(::spark::__private::nalgebra);
     let vec_n = quote!(#na::SVector<f64, #n>);
@@ -598,44 +595,16 @@ fn emit_nonholonomic(model: &mut Model) -> (TokenStream, TokenStream) {
         &targets,
         quote!(),
     );
-    let overrides = quote! {
+    quote! {
         #[inline]
-        fn step_with<Meth: #rt::Method>(
-            &self,
-            h: f64,
-            options: &#rt::Options,
-            state: &#rt::State<#n>,
-        ) -> ::core::result::Result<(#rt::State<#n>, #rt::StepStats), #rt::Error> {
-            Meth::step_mixed::<Self, #n, #m, #kk>(self, h, options, state)
+        fn nonholonomic_constraints(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #vec_k {
+            #k_body
         }
         #[inline]
-        fn project_with(
-            &self,
-            state: &#rt::State<#n>,
-        ) -> ::core::result::Result<#rt::State<#n>, #rt::Error> {
-            #rt::nonholonomic::project_consistent::<Self, #n, #m, #kk>(self, state)
+        fn nonholonomic_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> #rt::NonholonomicJacobian<#n, #kk> {
+            #j_body
         }
-        #[inline]
-        fn nonholonomic_residual(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {
-            let k = <Self as #rt::Nonholonomic<#n, #m, #kk>>::nonholonomic_constraints(self, t, q, v);
-            k.iter().fold(0.0, |acc: f64, x| acc.max(x.abs()))
-        }
-    };
-    let imp = quote! {
-        #[automatically_derived]
-        #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        impl #rt::Nonholonomic<#n, #m, #kk> for #name {
-            #[inline]
-            fn nonholonomic_constraints(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #vec_k {
-                #k_body
-            }
-            #[inline]
-            fn nonholonomic_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> #rt::NonholonomicJacobian<#n, #kk> {
-                #j_body
-            }
-        }
-    };
-    (overrides, imp)
+    }
 }
 
 /// A model in the form of the overdetermined DAE (2.11): `y' = v`, `(p)' = f + r`, `0 = g`.
@@ -692,9 +661,9 @@ fn reaction_of_holonomic(ar: &mut Arena, vars: &Vars, g: &[Id]) -> Vec<Id> {
 /// The `Odae` impl of a model given in DAE form.
 fn emit_odae(mut model: Model, form: OdaeForm) -> TokenStream {
     let vars = model.vars;
-    let n = vars.n;
     let m = model.holonomic.len();
     let name = model.name.clone();
+    let n = vars.n;
     let rt = quote!(::spark::__private::runtime);
     let na = quote!(::spark::__private::nalgebra);
     let vec_n = quote!(#na::SVector<f64, #n>);

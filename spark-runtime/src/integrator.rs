@@ -1,104 +1,31 @@
 //! The user-facing integrator: a model, a method chosen by type, a step size.
+//!
+//! The top of the runtime: it takes a state kind ([`Advance`]), hands the method's scheme to
+//! the step layer (`crate::step`), and keeps the caller's state untouched on error.
 
 use core::marker::PhantomData;
 
 use nalgebra::SVector;
 
 use crate::error::Error;
-use crate::nonholonomic::Nonholonomic;
-use crate::odae_step::Point;
-use crate::state::State;
-use crate::system::{Lagrangian, Model, Odae};
-use crate::{dae, hamiltonian, project};
+use crate::linalg::vector::max_abs;
+use crate::method::{Method, Run};
+use crate::model::{dae, hamiltonian, Lagrangian, Model, Odae, State};
+use crate::options::{Options, StepStats};
+use crate::step::{self, project, Point};
+use crate::tableau::Scheme;
 
-/// Solver settings. The defaults suit problems scaled to O(1); see each field.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Options {
-    /// Newton stops when the estimated remaining error of the stage velocities is below
-    /// `tolerance` relative to the velocity scale of the step. Default `1e-12`.
-    pub tolerance: f64,
-    /// Newton iterations allowed per solve before [`Error::NoConvergence`]. Default 20.
-    pub max_iterations: u32,
-    /// A state whose constraint violation, measured as a distance in coordinate units relative
-    /// to `1 + max|q|` (and as a speed relative to `1 + max|v|`), exceeds this is rejected by
-    /// `step` with [`Error::InconsistentState`]. Default `1e-8`.
-    pub consistency_tolerance: f64,
-    /// Solve each step's Newton systems by simplified Newton first: for holonomic Lagrangian
-    /// models the iteration matrix is a block-structured approximation evaluated once per step
-    /// at its start (mass matrix and constraint Jacobian there; only `N × N` and `M × M` blocks
-    /// are factored); if that iteration converges slowly (rate above 1/2) or not at all, the
-    /// solve is redone with full Newton and the exact Jacobian before an error is reported.
-    /// Converged results agree with full Newton's to round-off. `false`: full Newton
-    /// throughout. Default `true`.
-    pub simplified_newton: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            tolerance: 1e-12,
-            max_iterations: 20,
-            consistency_tolerance: 1e-8,
-            simplified_newton: true,
-        }
-    }
-}
-
-/// What one step cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StepStats {
-    /// Newton iterations of the stage solve.
-    pub stage_iterations: u32,
-    /// Newton iterations of the end-point solve.
-    pub end_iterations: u32,
-}
-
-/// A one-step method for Lagrangian systems with holonomic constraints.
-///
-/// Implemented by the method types ([`crate::GaussLobatto`]); users choose one as the second
-/// type parameter of [`Integrator`].
-pub trait Method {
-    /// Classical order of the method on holonomically constrained Lagrangian systems.
-    const ORDER: usize;
-
-    /// Advances `state` by `h`, returning the new state. Does not modify anything on error.
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error>;
-
-    /// The same method on a Lagrangian system with nonholonomic constraints `k(t, q, v) = 0`
-    /// as well (thesis of S. Small, Definition 5.2.1); methods without a nonholonomic variant
-    /// return [`Error::Unsupported`].
-    #[doc(hidden)]
-    fn step_mixed<Sys: Nonholonomic<N, M, K>, const N: usize, const M: usize, const K: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error>;
-
-    /// The same method applied to the overdetermined DAE (2.11) (Hamiltonian and general models).
-    #[doc(hidden)]
-    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        start: &Point<N, M>,
-    ) -> Result<(Point<N, M>, StepStats), Error>;
-}
-
-/// A state an [`Integrator`] can advance for the model `Sys` with `M` constraints: implemented
-/// for [`State`] (Lagrangian models), [`crate::hamiltonian::State`] (Hamiltonian models) and
-/// [`crate::dae::State`] (models given as the DAE (2.11)).
+/// A state an [`Integrator`] can advance for the model `Sys` with `M` holonomic and `K`
+/// nonholonomic constraints: implemented for [`State`] (Lagrangian models),
+/// [`crate::hamiltonian::State`] (Hamiltonian models) and [`crate::dae::State`] (models given
+/// as the DAE (2.11)). Users do not call it; it is what lets one `Integrator::step` serve all
+/// three state kinds.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a state of the model `{Sys}`",
     label = "this state does not match the model",
     note = "a Lagrangian model steps `spark::State::new(t, q, v)`, a Hamiltonian model `spark::hamiltonian::State::new(t, q, p)`, a DAE model `spark::dae::State::new(t, y, z, lambda)`; the arrays must have one entry per coordinate"
 )]
-pub trait Advance<Sys, const M: usize>: Sized {
+pub trait Advance<Sys, const M: usize, const K: usize>: Sized {
     /// One step of `Meth`.
     fn advance<Meth: Method>(
         sys: &Sys,
@@ -110,21 +37,52 @@ pub trait Advance<Sys, const M: usize>: Sized {
     fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error>;
     /// The conserved energy (NaN when the model has none).
     fn energy(sys: &Sys, state: &Self) -> f64;
-    /// `(max |g|, max |g_t + g_y v|)` (and `max |k|` for nonholonomic constraints).
+    /// `(max |g|, max |g_t + g_y v|)`, the second also over `max |k|` (nonholonomic
+    /// constraints).
     fn residual(sys: &Sys, state: &Self) -> (f64, f64);
 }
 
-impl<Sys: Lagrangian<N, M>, const N: usize, const M: usize> Advance<Sys, M> for State<N> {
+/// The step of a Lagrangian model, as a visitor of the method's scheme.
+struct LagrangianStep<'a, Sys, const N: usize, const M: usize, const K: usize> {
+    sys: &'a Sys,
+    h: f64,
+    options: &'a Options,
+    state: &'a State<N>,
+}
+
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> Run
+    for LagrangianStep<'_, Sys, N, M, K>
+{
+    type Output = Result<(State<N>, StepStats), Error>;
+    #[inline(always)]
+    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
+        step::lagrangian::<Sys, N, M, K, S>(scheme, self.sys, self.h, self.options, self.state)
+    }
+}
+
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> Advance<Sys, M, K>
+    for State<N>
+{
+    #[inline]
     fn advance<Meth: Method>(
         sys: &Sys,
         h: f64,
         options: &Options,
         state: &Self,
     ) -> Result<(Self, StepStats), Error> {
-        sys.step_with::<Meth>(h, options, state)
+        Meth::run(LagrangianStep::<Sys, N, M, K> {
+            sys,
+            h,
+            options,
+            state,
+        })
     }
     fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
-        sys.project_with(state)
+        if K == 0 {
+            project::project(sys, state)
+        } else {
+            project::project_mixed(sys, state)
+        }
     }
     fn energy(sys: &Sys, state: &Self) -> f64 {
         let (p, _) = sys.momentum_force(state.t, &state.q, &state.v);
@@ -135,12 +93,28 @@ impl<Sys: Lagrangian<N, M>, const N: usize, const M: usize> Advance<Sys, M> for 
             .velocity_constraint_jacobian(state.t, &state.q, &state.v)
             .w;
         let g = sys.constraints(state.t, &state.q);
-        let k = sys.nonholonomic_residual(state.t, &state.q, &state.v);
-        (max_abs(&g), max_abs(&w).max(k))
+        let k = sys.nonholonomic_constraints(state.t, &state.q, &state.v);
+        (max_abs(&g), max_abs(&w).max(max_abs(&k)))
     }
 }
 
-impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for hamiltonian::State<N> {
+/// The step of a DAE model (Hamiltonian or general), as a visitor of the method's scheme.
+struct DaeStep<'a, Sys, const N: usize, const M: usize> {
+    sys: &'a Sys,
+    h: f64,
+    options: &'a Options,
+    start: Point<N, M>,
+}
+
+impl<Sys: Odae<N, M>, const N: usize, const M: usize> Run for DaeStep<'_, Sys, N, M> {
+    type Output = Result<(Point<N, M>, StepStats), Error>;
+    #[inline(always)]
+    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
+        step::dae::<Sys, N, M, S>(scheme, self.sys, self.h, self.options, &self.start)
+    }
+}
+
+impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M, 0> for hamiltonian::State<N> {
     fn advance<Meth: Method>(
         sys: &Sys,
         h: f64,
@@ -153,7 +127,12 @@ impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for hamilt
             z: state.p,
             lambda: SVector::zeros(),
         };
-        let (end, stats) = Meth::step_odae(sys, h, options, &start)?;
+        let (end, stats) = Meth::run(DaeStep {
+            sys,
+            h,
+            options,
+            start,
+        })?;
         Ok((
             hamiltonian::State {
                 t: end.t,
@@ -177,7 +156,7 @@ impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for hamilt
     }
 }
 
-impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for dae::State<N, M> {
+impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M, 0> for dae::State<N, M> {
     fn advance<Meth: Method>(
         sys: &Sys,
         h: f64,
@@ -190,7 +169,12 @@ impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M> for dae::S
             z: state.z,
             lambda: state.lambda,
         };
-        let (end, stats) = Meth::step_odae(sys, h, options, &start)?;
+        let (end, stats) = Meth::run(DaeStep {
+            sys,
+            h,
+            options,
+            start,
+        })?;
         Ok((
             dae::State {
                 t: end.t,
@@ -299,7 +283,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     }
 
     /// Advances `state` by one step. On error `state` is left exactly as it was.
-    pub fn step<St: Advance<Sys, M>, const M: usize>(
+    pub fn step<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
         &mut self,
         state: &mut St,
     ) -> Result<(), Error> {
@@ -313,7 +297,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// coordinates), then the velocities (or momenta) onto the hidden constraint
     /// `g_t + G v = 0` (for Lagrangian models with least change in kinetic energy). On error
     /// `state` is unchanged.
-    pub fn project<St: Advance<Sys, M>, const M: usize>(
+    pub fn project<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
         &self,
         state: &mut St,
     ) -> Result<(), Error> {
@@ -323,20 +307,18 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
 
     /// The energy: `E = ∂L/∂v · v − L` for a Lagrangian model, `H` for a Hamiltonian one,
     /// NaN for a DAE model without one.
-    pub fn energy<St: Advance<Sys, M>, const M: usize>(&self, state: &St) -> f64 {
+    pub fn energy<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &self,
+        state: &St,
+    ) -> f64 {
         St::energy(&self.sys, state)
     }
 
     /// `(max |g(t, q)|, max |g_t + G v|)`.
-    pub fn constraint_residual<St: Advance<Sys, M>, const M: usize>(
+    pub fn constraint_residual<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
         &self,
         state: &St,
     ) -> (f64, f64) {
         St::residual(&self.sys, state)
     }
-}
-
-/// `max |x_i|` (0 for an empty vector).
-pub(crate) fn max_abs<const K: usize>(x: &SVector<f64, K>) -> f64 {
-    x.as_slice().iter().fold(0.0, |m, v| m.max(v.abs()))
 }

@@ -9,8 +9,8 @@
 use nalgebra::{SMatrix, SVector};
 use spark_runtime::mixed_step::{residual_and_jacobian, system_len};
 use spark_runtime::{
-    step_mixed, ConstraintJacobian, DynamicsJacobian, GaussLobatto, Lagrangian, LobattoIIIAB,
-    LobattoIIIABD, Method, Model, Nonholonomic, NonholonomicJacobian, Options, SparkTableau, State,
+    step_mixed, ConstraintJacobian, DynamicsJacobian, GaussLobatto, Integrator, Lagrangian,
+    LobattoIIIAB, LobattoIIIABD, Method, Model, NonholonomicJacobian, Options, SparkTableau, State,
     SymplecticEulerI, SymplecticEulerII, VelocityConstraintJacobian,
 };
 
@@ -30,7 +30,7 @@ impl Model for Particle {
     }
 }
 
-impl Lagrangian<3, 0> for Particle {
+impl Lagrangian<3, 0, 1> for Particle {
     fn lagrangian(&self, _t: f64, q: &V3, v: &V3) -> f64 {
         0.5 * v.norm_squared() - (q[0] * q[0] + q[1] * q[1])
     }
@@ -66,9 +66,6 @@ impl Lagrangian<3, 0> for Particle {
     ) -> VelocityConstraintJacobian<3, 0> {
         VelocityConstraintJacobian::default()
     }
-}
-
-impl Nonholonomic<3, 0, 1> for Particle {
     fn nonholonomic_constraints(&self, _t: f64, q: &V3, v: &V3) -> SVector<f64, 1> {
         SVector::from([v[2] - q[1] * v[0]])
     }
@@ -121,7 +118,7 @@ fn skate_d(q: &V4) -> (f64, f64) {
     (q[2] - q[0], q[3] - q[1])
 }
 
-impl Lagrangian<4, 1> for Skate {
+impl Lagrangian<4, 1, 1> for Skate {
     fn lagrangian(&self, _t: f64, q: &V4, v: &V4) -> f64 {
         0.25 * v.norm_squared() + 0.5 * (q[0] + q[2])
     }
@@ -175,9 +172,6 @@ impl Lagrangian<4, 1> for Skate {
             wv: gq,
         }
     }
-}
-
-impl Nonholonomic<4, 1, 1> for Skate {
     fn nonholonomic_constraints(&self, _t: f64, q: &V4, v: &V4) -> SVector<f64, 1> {
         let (d1, d2) = skate_d(q);
         SVector::from([-d2 * (v[0] + v[2]) + d1 * (v[1] + v[3])])
@@ -294,21 +288,6 @@ impl Lagrangian<2, 1> for Pendulum {
     }
 }
 
-impl Nonholonomic<2, 1, 0> for Pendulum {
-    fn nonholonomic_constraints(&self, _t: f64, _q: &V2, _v: &V2) -> SVector<f64, 0> {
-        SVector::zeros()
-    }
-    fn nonholonomic_jacobian(
-        &self,
-        _t: f64,
-        _q: &V2,
-        _v: &V2,
-        _psi: &SVector<f64, 0>,
-    ) -> NonholonomicJacobian<2, 0> {
-        NonholonomicJacobian::default()
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
@@ -354,7 +333,7 @@ fn run<Sys, const N: usize, const M: usize, const K: usize, const S: usize>(
     energy: &dyn Fn(&State<N>) -> f64,
 ) -> (State<N>, f64, f64)
 where
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
 {
     let tab = GaussLobatto::<S>::TABLEAU;
     let opts = Options::default();
@@ -387,7 +366,7 @@ fn check_jacobian<Sys, const N: usize, const M: usize, const K: usize, const S: 
     s0: &State<N>,
     h: f64,
 ) where
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
 {
     check_jacobian_of::<Sys, N, M, K, S>(&GaussLobatto::<S>::TABLEAU, sys, s0, h);
 }
@@ -399,7 +378,7 @@ fn check_jacobian_of<Sys, const N: usize, const M: usize, const K: usize, const 
     s0: &State<N>,
     h: f64,
 ) where
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
 {
     let tab = *tab;
     let n = system_len::<N, M, K, S>();
@@ -630,14 +609,16 @@ where
     let h = 0.1;
     let mut a = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
     let mut b = a;
+    // The integrator chooses the two-phase holonomic step for a model with K = 0.
+    let mut holonomic = Integrator::<Pendulum, GaussLobatto<S>>::new(Pendulum, h)
+        .unwrap()
+        .with_options(opts);
     let mut worst = 0.0f64;
     for _ in 0..30 {
         a = step_mixed::<Pendulum, 2, 1, 0, S>(&tab, &Pendulum, h, &opts, &a)
             .unwrap()
             .0;
-        b = <GaussLobatto<S> as Method>::step(&Pendulum, h, &opts, &b)
-            .unwrap()
-            .0;
+        holonomic.step(&mut b).unwrap();
         worst = worst.max(dist(&a, &b));
     }
     eprintln!("K = 0, S = {S}: max distance to the holonomic step over 30 steps {worst:e}");
@@ -672,7 +653,7 @@ impl Model for KnifeEdge {
     }
 }
 
-impl Lagrangian<3, 0> for KnifeEdge {
+impl Lagrangian<3, 0, 1> for KnifeEdge {
     fn lagrangian(&self, _t: f64, q: &V3, v: &V3) -> f64 {
         0.5 * v.norm_squared() + q[0]
     }
@@ -708,9 +689,6 @@ impl Lagrangian<3, 0> for KnifeEdge {
     ) -> VelocityConstraintJacobian<3, 0> {
         VelocityConstraintJacobian::default()
     }
-}
-
-impl Nonholonomic<3, 0, 1> for KnifeEdge {
     fn nonholonomic_constraints(&self, _t: f64, q: &V3, v: &V3) -> SVector<f64, 1> {
         SVector::from([q[2].cos() * v[1] - q[2].sin() * v[0]])
     }

@@ -63,14 +63,14 @@ pub fn assert_order(label: &str, order: f64, hs: &[f64], errs: &[f64]) {
 
 /// The state after `t_end / h` steps of `Meth` from `s0` (`h` must divide `t_end`); asserts
 /// |g|, |g_t + G v| and |k| below 1e-12 after every step.
-pub fn run<Sys, Meth, const N: usize, const M: usize>(
+pub fn run<Sys, Meth, const N: usize, const M: usize, const K: usize>(
     sys: Sys,
     s0: spark::State<N>,
     h: f64,
     t_end: f64,
 ) -> spark::State<N>
 where
-    Sys: spark::Lagrangian<N, M>,
+    Sys: spark::Lagrangian<N, M, K>,
     Meth: spark::Method,
 {
     let mut sim = spark::Integrator::<Sys, Meth>::new(sys, h).unwrap();

@@ -25,8 +25,8 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::lu::{Factored, Singular};
-use crate::spark_step::SparkTableau;
+use crate::linalg::lu::{Factored, Singular};
+use crate::tableau::SparkTableau;
 
 /// The approximate stage matrix, factored.
 pub(crate) struct StageMatrix<const N: usize, const M: usize, const S: usize> {

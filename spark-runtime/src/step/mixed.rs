@@ -38,14 +38,17 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::Error;
-use crate::integrator::{Options, StepStats};
-use crate::layout::{flat, Arr, Cat, Layout, Scalar};
-use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian, StepStart};
-use crate::spark_step::SparkTableau;
-use crate::state::State;
-use crate::system::{ConstraintJacobian, DynamicsJacobian};
+use crate::linalg::dense_newton::{self, add_block, DenseProblem};
+use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
+use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
+use crate::model::{Lagrangian, State};
+use crate::options::{Options, StepStats};
+use crate::step::assembly::{
+    add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
+};
+use crate::step::start::{check_consistent, StepStart};
+use crate::tableau::SparkTableau;
 
 /// Unknowns of the monolithic solve, in this order: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`,
 /// `ν_1..ν_S`. Residual rows use the same blocks: E1, E2, E4, E3, E5 then E6.
@@ -84,7 +87,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
 /// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
 /// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
 fn assemble<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -139,29 +142,38 @@ fn assemble<
     let w1 = sys.velocity_constraint_jacobian(t1, &q1, &v1);
     let nh1 = sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros());
 
-    // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1) share their form, with the
-    // coefficient rows (â_i, ã_i, ã_nh,i) resp. (b, b̃, b̃_nh) — forces, holonomic and
-    // nonholonomic reactions — and the momentum at the stage resp. the end.
-    let momentum =
-        |p: &SVector<f64, N>, w: &[f64; S], wn: &[f64; S], w0: f64, wl: &dyn Fn(usize) -> f64| {
-            let mut rho = p - p0 + gq0.transpose() * mu0 * w0;
-            for j in 0..S {
-                rho += -dyns[j].f * (h * w[j]) + nhs[j].kv.transpose() * nus[j] * wn[j];
-                rho += cons[j].gq.transpose() * mus[j] * wl(j);
-            }
-            rho
-        };
+    // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1), with the coefficient rows
+    // (â_i, ã_nh,i, ã_i0, ã_i) resp. (b, b̃_nh, b̃_0, b̃) and the momentum at the stage resp. the end.
+    let ev = StageEvaluations {
+        h,
+        a: &tab.a,
+        a_bar: &tab.a_bar,
+        p0: &p0,
+        gq0: &gq0,
+        mu0: &mu0,
+        dyns: &dyns,
+        nhs: &nhs,
+        nus: &nus,
+        cons: &cons,
+        mus: &mus,
+    };
+    let stage_weights = |i: usize| MomentumWeights {
+        force: &tab.a_hat[i],
+        nonholonomic: &tab.a_nh[i],
+        start: tab.a_til0[i],
+        lobatto: &tab.a_til[i],
+    };
+    let end_weights = MomentumWeights {
+        force: &tab.b,
+        nonholonomic: &tab.b_nh,
+        start: tab.b_lob0,
+        lobatto: &tab.b_lob,
+    };
     for i in 0..S {
-        let rho = momentum(
-            &dyns[i].p,
-            &tab.a_hat[i],
-            &tab.a_nh[i],
-            tab.a_til0[i],
-            &|j| tab.a_til[i][j],
-        );
+        let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
         r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
     }
-    let rho = momentum(&d1.p, &tab.b, &tab.b_nh, tab.b_lob0, &|j| tab.b_lob[j]);
+    let rho = ev.momentum_residual(&d1.p, &end_weights);
     r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
     // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j, j = 1..s̃); an
     // unused multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
@@ -186,132 +198,29 @@ fn assemble<
     }
 
     let Some(jm) = jac else { return };
-    for x in jm.iter_mut() {
-        *x = 0.0;
-    }
-    // ∂(momentum row)/∂V_l for the weights w (forces), wn (nonholonomic reactions), wl
-    // (Lobatto reactions); the term of the row's own momentum (∇_vL at the stage or the end) is
-    // added by the caller.
-    let force_block = |w: &[f64; S], wn: &[f64; S], wl: &dyn Fn(usize) -> f64, l: usize| {
-        let mut block = SMatrix::<f64, N, N>::zeros();
-        for j in 0..S {
-            if w[j] != 0.0 {
-                block += dyns[j].lqq * (-h * h * tab.a[j][l] * w[j]);
-                if j == l {
-                    block += dyns[j].lvq.transpose() * (-h * w[j]);
-                }
-            }
-            if wn[j] != 0.0 {
-                block += nhs[j].hess_vq * (h * tab.a[j][l] * wn[j]);
-                if j == l {
-                    block += nhs[j].hess_vv * wn[j];
-                }
-            }
-            block += cons[j].hess_mu * (h * wl(j) * tab.a_bar[j][l]);
-        }
-        block
+    jm.fill(0.0);
+    let cols = ReactionColumns {
+        start: Some(O::<N, M, K, S>::mu(0)),
+        lobatto: O::<N, M, K, S>::mu(1),
+        nonholonomic: O::<N, M, K, S>::nu(0),
     };
     for i in 0..S {
-        let row = O::<N, M, K, S>::v(i);
-        for l in 0..S {
-            let mut block = force_block(&tab.a_hat[i], &tab.a_nh[i], &|j| tab.a_til[i][j], l);
-            block += dyns[i].lvq * (h * tab.a[i][l]);
-            if i == l {
-                block += dyns[i].lvv;
-            }
-            add_block(jm, len, row, O::<N, M, K, S>::v(l), &block, 1.0);
-        }
-        add_block(
+        let own = (O::<N, M, K, S>::v(i), &dyns[i], &tab.a[i]);
+        ev.add_momentum_row(
             jm,
             len,
-            row,
-            O::<N, M, K, S>::mu(0),
-            &gq0.transpose(),
-            tab.a_til0[i],
+            O::<N, M, K, S>::v(i),
+            own,
+            &stage_weights(i),
+            &cols,
         );
-        for j in 0..S {
-            add_block(
-                jm,
-                len,
-                row,
-                O::<N, M, K, S>::mu(j + 1),
-                &cons[j].gq.transpose(),
-                tab.a_til[i][j],
-            );
-            add_block(
-                jm,
-                len,
-                row,
-                O::<N, M, K, S>::nu(j),
-                &nhs[j].kv.transpose(),
-                tab.a_nh[i][j],
-            );
-        }
     }
-    {
-        let row = O::<N, M, K, S>::V1;
-        add_block(jm, len, row, O::<N, M, K, S>::V1, &d1.lvv, 1.0);
-        for l in 0..S {
-            let mut block = force_block(&tab.b, &tab.b_nh, &|j| tab.b_lob[j], l);
-            block += d1.lvq * (h * tab.b[l]);
-            add_block(jm, len, row, O::<N, M, K, S>::v(l), &block, 1.0);
-        }
-        add_block(
-            jm,
-            len,
-            row,
-            O::<N, M, K, S>::mu(0),
-            &gq0.transpose(),
-            tab.b_lob0,
-        );
-        for j in 0..S {
-            add_block(
-                jm,
-                len,
-                row,
-                O::<N, M, K, S>::mu(j + 1),
-                &cons[j].gq.transpose(),
-                tab.b_lob[j],
-            );
-            add_block(
-                jm,
-                len,
-                row,
-                O::<N, M, K, S>::nu(j),
-                &nhs[j].kv.transpose(),
-                tab.b_nh[j],
-            );
-        }
-    }
+    let own = (O::<N, M, K, S>::V1, &d1, &tab.b);
+    ev.add_momentum_row(jm, len, O::<N, M, K, S>::V1, own, &end_weights, &cols);
     // E4 and E3.
-    add_block(
-        jm,
-        len,
-        O::<N, M, K, S>::mu(0),
-        O::<N, M, K, S>::V1,
-        &w1.wv,
-        1.0,
-    );
-    for l in 0..S {
-        add_block(
-            jm,
-            len,
-            O::<N, M, K, S>::mu(0),
-            O::<N, M, K, S>::v(l),
-            &w1.wq,
-            h * tab.b[l],
-        );
-        for j in 0..st {
-            add_block(
-                jm,
-                len,
-                O::<N, M, K, S>::mu(j + 1),
-                O::<N, M, K, S>::v(l),
-                &cons[j].gq,
-                tab.a_bar[j][l],
-            );
-        }
-    }
+    let (mu_row, v1_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::V1);
+    add_hidden_constraint_row(jm, len, mu_row, v1_col, &w1, h, &tab.b);
+    ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), st);
     for j in st..S {
         for l in 0..M {
             let row = O::<N, M, K, S>::mu(j + 1) + l;
@@ -359,7 +268,7 @@ fn assemble<
 /// the Jacobian against finite differences.
 #[doc(hidden)]
 pub fn residual_and_jacobian<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -388,7 +297,7 @@ pub fn residual_and_jacobian<
 /// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. The iteration count is
 /// reported in `StepStats::stage_iterations` (there is no separate end-point solve).
 pub fn step_mixed<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,

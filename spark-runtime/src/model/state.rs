@@ -3,16 +3,7 @@
 use nalgebra::SVector;
 
 use crate::error::Error;
-
-/// Whether every entry of `x` is finite (`x · 0` is NaN exactly when `x` is infinite or NaN,
-/// so one sum checks them all).
-pub(crate) fn all_finite<const K: usize>(x: &SVector<f64, K>) -> bool {
-    let mut sum = 0.0;
-    for k in 0..K {
-        sum += x[k] * 0.0;
-    }
-    sum == 0.0
-}
+use crate::linalg::vector::all_finite;
 
 /// Time `t`, coordinates `q` and velocities `v` of a system with `N` coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]

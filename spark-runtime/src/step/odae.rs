@@ -22,12 +22,15 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::integrator::{max_abs, Options, StepStats};
-use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::lu;
-use crate::newton::{Monitor, Verdict};
-use crate::spark_step::{inconsistency, SparkTableau};
-use crate::system::{KinematicsJacobian, Odae, ReactionJacobian};
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::linalg::lu;
+use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::vector::max_abs;
+use crate::model::blocks::{KinematicsJacobian, ReactionJacobian};
+use crate::model::Odae;
+use crate::options::{Options, StepStats};
+use crate::step::start::inconsistency;
+use crate::tableau::SparkTableau;
 
 /// Stage unknowns: `Y_1..Y_S`, `Z_1..Z_S`, `μ_0..μ_{S-1}`.
 type StageLayout<const N: usize, const M: usize, const S: usize> =

@@ -27,7 +27,7 @@
 //! * [`step_with_multiplier`] takes `ψ0` and returns `Ψ_s`: feeding each step's output into the
 //!   next is 002's method exactly (start it with [`consistent_multiplier`] at `t0`, which gives
 //!   002's `λ0`).
-//! * [`LobattoIIIABIndex2`], the [`Method`] used by [`crate::Integrator`], restarts every step
+//! * [`LobattoIIIABIndex2`](crate::LobattoIIIABIndex2), the [`Method`](crate::Method) used by [`crate::Integrator`], restarts every step
 //!   with `ψ0` = [`consistent_multiplier`] of `(t0, q0, v0)`: the multiplier of the index-1
 //!   system `[[L_vv, Kᵀ], [K, 0]] [a; ψ] = [∇_qL − L_vq v − L_vt; −k_q v − k_t]` (the `t`
 //!   derivatives by central differences, exactly zero for autonomous models). This makes the
@@ -37,7 +37,7 @@
 //!   variants): same orders 2, 4, 6, 8 for `s = 2..5`, with errors larger by factors
 //!   ≈ 1.1, 1.9, 1.0, 1.0–1.3 than with the inherited multiplier; the last `Ψ_s` of the restart
 //!   variant converges with order 2, 3, 4, ≈4 (inherited: 2, 2, 4, 4). The price is symmetry
-//!   (see [`LobattoIIIABIndex2`]) and one extra `(N + K)`-sized linear solve per step.
+//!   (see [`LobattoIIIABIndex2`](crate::LobattoIIIABIndex2)) and one extra `(N + K)`-sized linear solve per step.
 //!   The neglected/approximated terms matter only for time-dependent models: there `L_vt` and
 //!   `k_t` come from differences with about 1e-10 relative error (not tested).
 //!
@@ -54,133 +54,23 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::dense_newton::{self, add_block, DenseProblem};
 use crate::error::{Error, Phase};
-use crate::integrator::{Method, Options, StepStats};
-use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::lu;
-use crate::methods::LobattoIIIAB;
-use crate::nonholonomic::{check_consistent, Nonholonomic, NonholonomicJacobian};
-use crate::odae_step::Point;
-use crate::state::{all_finite, State};
-use crate::system::{DynamicsJacobian, Lagrangian, Odae};
-use crate::tableau::{lobatto_iiia, lobatto_iiib, lobatto_rule};
-
-/// The coefficients of a method of 002's form (2.5): `A` (H1 `a_1j = 0`, H3 `a_sj = b_j`),
-/// its symplectic conjugate `Â`, and the common nodes `c` and weights `b = b̂`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Index2Tableau<const S: usize> {
-    /// Nodes `c_i` (shared by `A` and `Â`, 002's H*).
-    pub c: [f64; S],
-    /// Weights `b_j = b̂_j`.
-    pub b: [f64; S],
-    /// `A` (Lobatto IIIA): positions and the momenta `L_i` on which the constraint is imposed.
-    pub a: [[f64; S]; S],
-    /// `Â` (Lobatto IIIB): the stage momenta `P_i`.
-    pub a_hat: [[f64; S]; S],
-}
-
-/// Lobatto IIIA-B for nonholonomic (index-2) Lagrangian systems in the form of paper 002:
-/// `A` = Lobatto IIIA, `Â` = Lobatto IIIB with `S ≥ 2` stages, the constraint
-/// `k(T_i, Q_i, W_i) = 0` imposed pointwise at every Lobatto node `i ≥ 2` on the IIIA-updated
-/// momenta (see the [module documentation](self) for the equations).
-///
-/// * **Order** `2S − 2` in `q` and `v` (002, Cor 3.1; measured for `S = 2..5` in
-///   tests/lobatto_index2.rs).
-/// * **Symmetry**: 002's method with the multiplier carried ([`step_with_multiplier`]) is
-///   symmetric as a map of `(q, v, ψ)` (stepping back with `−h` from `(q1, v1, Ψ_S)` returns
-///   to the start to round-off). The [`Method`] form is **not** symmetric: its backward step
-///   starts from the consistent multiplier of `(q1, v1)`, not from `Ψ_S` (measured
-///   back-and-forth error 1.7e-4, 1.7e-7, 1.1e-10 for `S = 2, 3, 4` at `h = 0.2` on E8).
-/// * **Preserves** `k = 0` at every Lobatto node `i ≥ 2`, in particular
-///   `k(t1, q1, v1) = 0` at every step end (to Newton's tolerance).
-/// * **Multiplier**: through [`crate::Integrator`] each step starts from the consistent
-///   multiplier of `(t0, q0, v0)` ([`consistent_multiplier`]) instead of 002's inherited
-///   `Λ_s`; [`step_with_multiplier`] is 002's method with the multiplier carried by the caller
-///   (`Λ_s` then has order `S` for even `S`, `S − 1` for odd `S`).
-/// * **Versus [`LobattoIIIAB`]** (Jay's Lagrange-d'Alembert Lobatto IIIA-B SPARK method):
-///   same `A`, `Â` and order, but the reactions are weighted with `A` in the momenta `L_i`
-///   where the constraint is imposed (SPARK: `Ã` = IIIB) and the constraint holds pointwise at
-///   the nodes `2..S` on `(Q_i, W_i)` (SPARK: `S − 1` weighted moments of `k` at the stages
-///   plus `k = 0` at the end). For `S = 2` both impose `k` at the step end only, but they
-///   differ in the stage multiplier: here `Ψ_1` is given, in the SPARK method it is unknown.
-///
-/// Models with holonomic constraints are not supported ([`Error::Unsupported`]): 002's method
-/// is for index-2 constraints. On unconstrained models (`M = 0`, no `k`) it is the Lobatto
-/// IIIA-IIIB pair, and the step is that of [`LobattoIIIAB`] (identical equations). Hamiltonian
-/// and DAE models are not supported.
-///
-/// ```
-/// use spark_runtime::{LobattoIIIABIndex2, Method};
-/// let t = LobattoIIIABIndex2::<3>::TABLEAU;
-/// assert_eq!(t.a[0], [0.0; 3]); // H1: Q_1 = q0, L_1 = p0
-/// assert_eq!(t.a_hat[1][2], 0.0); // H1': Λ_s enters only through L_s
-/// assert_eq!(LobattoIIIABIndex2::<3>::ORDER, 4);
-/// ```
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LobattoIIIABIndex2<const S: usize>;
-
-impl<const S: usize> LobattoIIIABIndex2<S> {
-    /// The coefficients, computed at compile time.
-    pub const TABLEAU: Index2Tableau<S> = {
-        assert!(S >= 2, "LobattoIIIABIndex2<S> needs S >= 2 stages");
-        let (c, b) = lobatto_rule::<S>();
-        Index2Tableau {
-            c,
-            b,
-            a: lobatto_iiia::<S>(),
-            a_hat: lobatto_iiib::<S>(),
-        }
-    };
-}
+use crate::linalg::dense_newton::{self, add_block, DenseProblem};
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::linalg::lu;
+use crate::linalg::vector::all_finite;
+use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
+use crate::model::{Lagrangian, State};
+use crate::options::{Options, StepStats};
+use crate::step::assembly::{MomentumWeights, ReactionColumns, StageEvaluations};
+use crate::step::start::check_consistent;
+use crate::tableau::Index2Tableau;
 
 /// The error for holonomic constraints.
-const HOLONOMIC: Error = Error::Unsupported {
+pub(crate) const HOLONOMIC: Error = Error::Unsupported {
     what: "LobattoIIIABIndex2 on holonomic constraints (002's method is for index-2 \
            nonholonomic constraints only; use LobattoIIIAB)",
 };
-
-impl<const S: usize> Method for LobattoIIIABIndex2<S> {
-    const ORDER: usize = 2 * S - 2;
-
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        if M > 0 {
-            return Err(HOLONOMIC);
-        }
-        // Without constraints (2.5) is the Lobatto IIIA-IIIB pair: LobattoIIIAB's step.
-        crate::spark_step::step(&LobattoIIIAB::<S>::TABLEAU, sys, h, options, state)
-    }
-
-    fn step_mixed<Sys: Nonholonomic<N, M, K>, const N: usize, const M: usize, const K: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        if M > 0 {
-            return Err(HOLONOMIC);
-        }
-        let psi0 = consistent_multiplier(sys, state)?;
-        let (next, _, stats) = step_with_multiplier(&Self::TABLEAU, sys, h, options, state, &psi0)?;
-        Ok((next, stats))
-    }
-
-    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-        _sys: &Sys,
-        _h: f64,
-        _options: &Options,
-        _start: &Point<N, M>,
-    ) -> Result<(Point<N, M>, StepStats), Error> {
-        Err(Error::Unsupported {
-            what: "LobattoIIIABIndex2 on Hamiltonian or DAE models",
-        })
-    }
-}
 
 /// Unknowns of the Newton solve, in this order: `V_1..V_S`, `W_1..W_S`, `hΨ_1..hΨ_S`. Residual
 /// rows use the same blocks: E1, (pin `W_1`, E2), (pin `hΨ_1`, E3).
@@ -220,7 +110,7 @@ struct Start<const N: usize, const K: usize> {
 
 /// Residual of E1-E3 (and the pins) at `x` and, if asked, the exact Jacobian (row-major).
 fn assemble<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -270,23 +160,33 @@ fn assemble<
             sys.nonholonomic_jacobian(ts[i], &qs[i], &ws[i], &SVector::zeros())
         }
     });
-    // h g_j = h F_j − K_jᵀ (hΨ_j).
-    let hg: [SVector<f64, N>; S] =
-        core::array::from_fn(|j| dv[j].f * h - nv[j].kv.transpose() * mus[j]);
-    let weighted = |row: &[f64; S]| {
-        let mut s = SVector::<f64, N>::zeros();
-        for j in 0..S {
-            s += hg[j] * row[j];
-        }
-        s
+    // E1 and E2 are momentum-balance rows whose forces and nonholonomic reactions share their
+    // weights (â_i resp. a_i): h g_j = h F_j − K_jᵀ (hΨ_j); no holonomic reactions (M = 0).
+    let (gq0, mu0) = (SMatrix::<f64, M, N>::zeros(), SVector::<f64, M>::zeros());
+    let cons = [ConstraintJacobian::<N, M>::default(); S];
+    let no_mus = [SVector::<f64, M>::zeros(); S];
+    let ev = StageEvaluations {
+        h,
+        a: &tab.a,
+        a_bar: &tab.a,
+        p0: &st.p0,
+        gq0: &gq0,
+        mu0: &mu0,
+        dyns: &dv,
+        nhs: &nv,
+        nus: &mus,
+        cons: &cons,
+        mus: &no_mus,
     };
+    let zero = [0.0; S];
+    let weights = |row| MomentumWeights::shared(row, &zero);
     for i in 0..S {
-        let e1 = dv[i].p - st.p0 - weighted(&tab.a_hat[i]);
+        let e1 = ev.momentum_residual(&dv[i].p, &weights(&tab.a_hat[i]));
         r[O::<N, K, S>::v(i)..O::<N, K, S>::v(i) + N].copy_from_slice(e1.as_slice());
         let e2 = if i == 0 {
             ws[0] - st.v0
         } else {
-            dw[i].p - st.p0 - weighted(&tab.a[i])
+            ev.momentum_residual(&dw[i].p, &weights(&tab.a[i]))
         };
         r[O::<N, K, S>::w(i)..O::<N, K, S>::w(i) + N].copy_from_slice(e2.as_slice());
         let e3 = if i == 0 { mus[0] - st.mu0 } else { nw[i].k };
@@ -294,86 +194,36 @@ fn assemble<
     }
 
     let Some(jm) = jac else { return };
-    for e in jm.iter_mut() {
-        *e = 0.0;
-    }
-    // ∂(h g_j)/∂V_l.
-    let dhg = |j: usize, l: usize| {
-        let ajl = tab.a[j][l];
-        let mut m = dv[j].lqq * (h * h * ajl) - nv[j].hess_vq * (h * ajl);
-        if j == l {
-            m += dv[j].lvq.transpose() * h - nv[j].hess_vv;
-        }
-        m
+    jm.fill(0.0);
+    let cols = ReactionColumns {
+        start: None,
+        lobatto: 0,
+        nonholonomic: O::<N, K, S>::mu(0),
     };
     for i in 0..S {
-        for l in 0..S {
-            // E1 and E2 rows share −Σ_j w_ij ∂(h g_j)/∂V_l with w = â resp. a.
-            let mut b1 = dv[i].lvq * (h * tab.a[i][l]);
-            if i == l {
-                b1 += dv[i].lvv;
-            }
-            let mut b2 = dw[i].lvq * (h * tab.a[i][l]);
-            for j in 0..S {
-                let (wh, wa) = (tab.a_hat[i][j], tab.a[i][j]);
-                if wh != 0.0 || (i > 0 && wa != 0.0) {
-                    let d = dhg(j, l);
-                    b1 -= d * wh;
-                    b2 -= d * wa;
-                }
-            }
-            add_block(jm, len, O::<N, K, S>::v(i), O::<N, K, S>::v(l), &b1, 1.0);
-            // ∂/∂(hΨ_l) of −Σ_j w_ij (−K_jᵀ hΨ_j) = w_il K_lᵀ.
-            let ktl = nv[l].kv.transpose();
-            add_block(
-                jm,
-                len,
-                O::<N, K, S>::v(i),
-                O::<N, K, S>::mu(l),
-                &ktl,
-                tab.a_hat[i][l],
-            );
-            if i > 0 {
-                add_block(jm, len, O::<N, K, S>::w(i), O::<N, K, S>::v(l), &b2, 1.0);
-                add_block(
-                    jm,
-                    len,
-                    O::<N, K, S>::w(i),
-                    O::<N, K, S>::mu(l),
-                    &ktl,
-                    tab.a[i][l],
-                );
-                add_block(
-                    jm,
-                    len,
-                    O::<N, K, S>::mu(i),
-                    O::<N, K, S>::v(l),
-                    &nw[i].kq,
-                    h * tab.a[i][l],
-                );
-            }
-        }
+        let own = (O::<N, K, S>::v(i), &dv[i], &tab.a[i]);
+        ev.add_momentum_row(
+            jm,
+            len,
+            O::<N, K, S>::v(i),
+            own,
+            &weights(&tab.a_hat[i]),
+            &cols,
+        );
         if i == 0 {
-            let id_n = SMatrix::<f64, N, N>::identity();
-            let id_k = SMatrix::<f64, K, K>::identity();
-            add_block(jm, len, O::<N, K, S>::w(0), O::<N, K, S>::w(0), &id_n, 1.0);
-            add_block(
-                jm,
-                len,
-                O::<N, K, S>::mu(0),
-                O::<N, K, S>::mu(0),
-                &id_k,
-                1.0,
-            );
+            // The pinned slots: W_1 = v0, hΨ_1 = hψ0.
+            for a in 0..N {
+                let row = O::<N, K, S>::w(0) + a;
+                jm[row * len + row] = 1.0;
+            }
+            for l in 0..K {
+                let row = O::<N, K, S>::mu(0) + l;
+                jm[row * len + row] = 1.0;
+            }
         } else {
-            add_block(
-                jm,
-                len,
-                O::<N, K, S>::w(i),
-                O::<N, K, S>::w(i),
-                &dw[i].lvv,
-                1.0,
-            );
+            let own = (O::<N, K, S>::w(i), &dw[i], &tab.a[i]);
+            ev.add_momentum_row(jm, len, O::<N, K, S>::w(i), own, &weights(&tab.a[i]), &cols);
+            // E3: k(T_i, Q_i, W_i).
             add_block(
                 jm,
                 len,
@@ -382,6 +232,17 @@ fn assemble<
                 &nw[i].kv,
                 1.0,
             );
+            for l in 0..S {
+                let c = h * tab.a[i][l];
+                add_block(
+                    jm,
+                    len,
+                    O::<N, K, S>::mu(i),
+                    O::<N, K, S>::v(l),
+                    &nw[i].kq,
+                    c,
+                );
+            }
         }
     }
 }
@@ -392,7 +253,7 @@ fn assemble<
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn residual_and_jacobian<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -433,7 +294,7 @@ type Saddle<const N: usize, const K: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, K>
 /// Errors: [`Error::Unsupported`] if the model has holonomic constraints (`M > 0`),
 /// [`Error::NonFiniteState`], [`Error::SingularJacobian`] if the saddle matrix is singular.
 pub fn consistent_multiplier<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -496,7 +357,7 @@ pub fn consistent_multiplier<
 }
 
 /// One step of 002's method (2.5) with the coefficients `tab` (e.g.
-/// [`LobattoIIIABIndex2::TABLEAU`]) on a model with nonholonomic constraints only, from
+/// [`LobattoIIIABIndex2::TABLEAU`](crate::LobattoIIIABIndex2::TABLEAU)) on a model with nonholonomic constraints only, from
 /// `(state, psi0)`; returns the new state, the new multiplier `ψ1 = Ψ_S` and the cost.
 ///
 /// Calling it repeatedly with each step's `ψ1` as the next `psi0` is 002's method with the
@@ -509,7 +370,7 @@ pub fn consistent_multiplier<
 /// Newton's tolerance. Errors ([`Error::Unsupported`] for `M > 0` or a tableau violating
 /// H1/H3, Newton failures, non-finite input) leave nothing modified.
 pub fn step_with_multiplier<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,

@@ -1,59 +1,31 @@
-//! The method types users choose as the second parameter of [`crate::Integrator`].
-//!
-//! Each is a zero-sized type whose SPARK coefficients are computed at compile time and fed to
-//! the one step implementation in `spark_step`.
+//! The SPARK-family method types: (s,s)-Gauss-Lobatto, Lobatto IIIA-B, IIIA-B-D and the three
+//! symplectic Euler methods. Each is a zero-sized type with its coefficients as compile-time
+//! constants and a [`Scheme`] saying which model kinds it applies to.
 
-use crate::error::Error;
-use crate::integrator::{Method, Options, StepStats};
-use crate::mixed_step::step_mixed;
-use crate::nonholonomic::Nonholonomic;
-use crate::odae_step::{self, Point};
-use crate::spark_step::{step, KroneckerCoefficients, SparkTableau};
-use crate::state::State;
-use crate::system::{Lagrangian, Odae};
+use crate::method::{Method, Run};
 use crate::tableau::{
     collocation_matrix, lobatto_iiid, lobatto_nodes, quadrature_weights, symplectic_conjugate,
-    GaussLobattoTableau,
+    GaussLobattoTableau, KroneckerCoefficients, Refusals, Scheme, SparkTableau,
 };
 
-/// Implements [`Method`] for a method type with an associated `TABLEAU`: both steps are the
-/// shared SPARK steps with that tableau.
-macro_rules! method {
-    ($ty:ty, [$($generics:tt)*], $order:expr, |$tab:ident, $sys:ident, $h:ident, $o:ident, $st:ident| $mixed:expr) => {
+/// Implements [`Method`] for a method type whose scheme is `Scheme::Spark` with its `TABLEAU`
+/// and the given refusals.
+macro_rules! spark_method {
+    ($ty:ty, [$($generics:tt)*], $stages:tt, $order:expr, $refuses:expr) => {
+        impl<$($generics)*> $ty {
+            /// What the method is: its SPARK coefficients and the model kinds it refuses.
+            pub const SCHEME: Scheme<$stages> = Scheme::Spark {
+                tableau: Self::TABLEAU,
+                refuses: $refuses,
+            };
+        }
+
         impl<$($generics)*> Method for $ty {
             const ORDER: usize = $order;
 
-            fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-                sys: &Sys,
-                h: f64,
-                options: &Options,
-                state: &State<N>,
-            ) -> Result<(State<N>, StepStats), Error> {
-                step(&Self::TABLEAU, sys, h, options, state)
-            }
-
-            fn step_mixed<
-                Sys: Nonholonomic<N, M, K>,
-                const N: usize,
-                const M: usize,
-                const K: usize,
-            >(
-                $sys: &Sys,
-                $h: f64,
-                $o: &Options,
-                $st: &State<N>,
-            ) -> Result<(State<N>, StepStats), Error> {
-                let $tab = &Self::TABLEAU;
-                $mixed
-            }
-
-            fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-                sys: &Sys,
-                h: f64,
-                options: &Options,
-                start: &Point<N, M>,
-            ) -> Result<(Point<N, M>, StepStats), Error> {
-                odae_step::step(&Self::TABLEAU, sys, h, options, start)
+            #[inline(always)]
+            fn run<R: Run>(run: R) -> R::Output {
+                run.run(&Self::SCHEME)
             }
         }
     };
@@ -98,9 +70,7 @@ impl<const S: usize> GaussLobatto<S> {
     };
 }
 
-method!(GaussLobatto<S>, [const S: usize], 2 * S, |tab, sys, h, o, st| {
-    step_mixed(tab, sys, h, o, st)
-});
+spark_method!(GaussLobatto<S>, [const S: usize], S, 2 * S, Refusals::NONE);
 
 /// The Lobatto IIIA-B SPARK method with `S ≥ 2` Lobatto stages: `A` = Lobatto IIIA, `Â` =
 /// Lobatto IIIB, `b̂ = b` the Lobatto weights.
@@ -176,9 +146,7 @@ impl<const S: usize> LobattoIIIAB<S> {
     };
 }
 
-method!(LobattoIIIAB<S>, [const S: usize], 2 * S - 2, |tab, sys, h, o, st| {
-    step_mixed(tab, sys, h, o, st)
-});
+spark_method!(LobattoIIIAB<S>, [const S: usize], S, 2 * S - 2, Refusals::NONE);
 
 /// The Lobatto IIIA-B-D SPARK method of Jay's Lagrange-d'Alembert paper (§7.6, general `S ≥ 2`):
 /// `A` = Lobatto IIIA, `Â` = Lobatto IIIB, and the nonholonomic reactions with `Ã` = Lobatto
@@ -210,9 +178,7 @@ impl<const S: usize> LobattoIIIABD<S> {
     };
 }
 
-method!(LobattoIIIABD<S>, [const S: usize], 2 * S - 2, |tab, sys, h, o, st| {
-    step_mixed(tab, sys, h, o, st)
-});
+spark_method!(LobattoIIIABD<S>, [const S: usize], S, 2 * S - 2, Refusals::NONE);
 
 /// The "natural" symplectic Euler SPARK method of Jay 2007, §3.5, with `α = 1/2`:
 /// `A = (0)`, `Â = (1)`, `Ã = (α, 0)`, `b̃ = (α, 1 − α)`. Order 1, symplectic.
@@ -246,11 +212,16 @@ impl SymplecticEuler {
     .derive();
 }
 
-method!(SymplecticEuler, [], 1, |_t, _s, _h, _o, _st| {
-    Err(Error::Unsupported {
-        what: "SymplecticEuler on nonholonomic constraints (use SymplecticEulerI)",
-    })
-});
+spark_method!(
+    SymplecticEuler,
+    [],
+    1,
+    1,
+    Refusals {
+        nonholonomic: Some("SymplecticEuler on nonholonomic constraints (use SymplecticEulerI)"),
+        ..Refusals::NONE
+    }
+);
 
 /// "Symplectic" Euler I of Jay's Lagrange-d'Alembert paper (§7.1): `A = (0)`, `Â = Ã = (1)`,
 /// `b = b̂ = b̃ = (1)`, `c = (0)`. Order 1, not symmetric; satisfies the discrete
@@ -268,9 +239,7 @@ impl SymplecticEulerI {
     pub const TABLEAU: SparkTableau<1> = SymplecticEuler::TABLEAU;
 }
 
-method!(SymplecticEulerI, [], 1, |tab, sys, h, o, st| {
-    step_mixed(tab, sys, h, o, st)
-});
+spark_method!(SymplecticEulerI, [], 1, 1, Refusals::NONE);
 
 /// "Symplectic" Euler II of Jay's Lagrange-d'Alembert paper (§7.2): `A = (1)`, `Â = Ã = (0)`,
 /// `b = b̂ = b̃ = (1)`, `c = (1)`. Order 1 on nonholonomic constraints, not symmetric; satisfies
@@ -280,7 +249,7 @@ method!(SymplecticEulerI, [], 1, |tab, sys, h, o, st| {
 /// `M v1 = M v0 − h(∇U(q1) + K(q1)ᵀΨ)`, `0 = K(q1) v1 + b(q1)`, linear in `(v1, Ψ)`
 /// (McLachlan-Perlmutter's (4.12)).
 ///
-/// **Holonomic constraints are not supported** ([`Error::Unsupported`]): the position update
+/// **Holonomic constraints are not supported** ([`crate::Error::Unsupported`]): the position update
 /// `q1 = q0 + h v0` cannot be corrected by any reaction (`Â = Ã = 0`), so `g(q1) = 0` cannot be
 /// imposed, and 004 gives no holonomic counterpart. Without holonomic constraints (`M = 0`) the
 /// method works on nonholonomic and unconstrained Lagrangian models; Hamiltonian and DAE models
@@ -309,46 +278,16 @@ impl SymplecticEulerII {
     .derive();
 }
 
-/// The error of [`SymplecticEulerII`] on holonomic constraints.
-const SE2_HOLONOMIC: Error = Error::Unsupported {
-    what: "SymplecticEulerII on holonomic constraints (use SymplecticEulerI or LobattoIIIAB)",
-};
-
-impl Method for SymplecticEulerII {
-    const ORDER: usize = 1;
-
-    fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        if M > 0 {
-            return Err(SE2_HOLONOMIC);
-        }
-        step(&Self::TABLEAU, sys, h, options, state)
+spark_method!(
+    SymplecticEulerII,
+    [],
+    1,
+    1,
+    Refusals {
+        holonomic: Some(
+            "SymplecticEulerII on holonomic constraints (use SymplecticEulerI or LobattoIIIAB)"
+        ),
+        nonholonomic: None,
+        dae: Some("SymplecticEulerII on Hamiltonian or DAE models"),
     }
-
-    fn step_mixed<Sys: Nonholonomic<N, M, K>, const N: usize, const M: usize, const K: usize>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &State<N>,
-    ) -> Result<(State<N>, StepStats), Error> {
-        if M > 0 {
-            return Err(SE2_HOLONOMIC);
-        }
-        step_mixed(&Self::TABLEAU, sys, h, options, state)
-    }
-
-    fn step_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
-        _sys: &Sys,
-        _h: f64,
-        _options: &Options,
-        _start: &Point<N, M>,
-    ) -> Result<(Point<N, M>, StepStats), Error> {
-        Err(Error::Unsupported {
-            what: "SymplecticEulerII on Hamiltonian or DAE models",
-        })
-    }
-}
+);

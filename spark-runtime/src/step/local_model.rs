@@ -46,10 +46,10 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::integrator::Options;
-use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::lu;
-use crate::newton::{Monitor, Verdict};
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::linalg::lu;
+use crate::linalg::newton::{Monitor, Verdict};
+use crate::options::Options;
 use crate::tableau::GaussLobattoTableau;
 
 /// An ODE `y' = f(t, y)` (12) with a local model `z' = g(t, z)` (13) whose exact flow is known.

@@ -30,6 +30,16 @@
 //! overdetermined DAEs with holonomic constraints*, SIAM J. Numer. Anal. 45 (2007), §3.3
 //! (construction), (3.3a–d) (existence conditions) and (4.1a–c) (symplecticity).
 
+mod emprk;
+mod index2;
+mod scheme;
+mod spark;
+
+pub use emprk::EmprkTableau;
+pub use index2::Index2Tableau;
+pub use scheme::{Refusals, Scheme};
+pub use spark::{KroneckerCoefficients, SparkTableau};
+
 use core::f64::consts::PI;
 
 /// Upper bound on root-finding iterations (Newton converges in a handful; bisection fallback

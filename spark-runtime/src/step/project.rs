@@ -3,13 +3,11 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::integrator::max_abs;
-use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::lu;
-use crate::newton::{Monitor, Verdict};
-use crate::nonholonomic::Nonholonomic;
-use crate::state::State;
-use crate::system::{Lagrangian, Odae};
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::linalg::lu;
+use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::vector::max_abs;
+use crate::model::{Lagrangian, Odae, State};
 
 type Saddle<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
 
@@ -74,7 +72,7 @@ fn solve_least_change<const N: usize, const M: usize>(
 /// A consistent state near `state`: `q` moved onto `g(t, q) = 0` by Gauss-Newton steps of least
 /// Euclidean change, then `v` made to satisfy `g_t + G v = 0` with least change in kinetic
 /// energy (metric `∂²L/∂v²`).
-pub(crate) fn project<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(
+pub(crate) fn project<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
     sys: &Sys,
     state: &State<N>,
 ) -> Result<State<N>, Error> {
@@ -133,7 +131,7 @@ type Saddle3<const N: usize, const M: usize, const K: usize> =
 /// then `v` moved onto `g_t + G v = 0` and `k(t, q, v) = 0` together, with least change in
 /// kinetic energy (Newton, since `k` may be nonlinear in `v`).
 pub(crate) fn project_mixed<
-    Sys: Nonholonomic<N, M, K>,
+    Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,

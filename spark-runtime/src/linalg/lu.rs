@@ -1,6 +1,6 @@
 //! Dense LU factorisation with partial pivoting on flat row-major slices.
 //!
-//! The slices come from [`crate::layout`] buffers, so the size is a constant after
+//! The slices come from [`crate::linalg::layout`] buffers, so the size is a constant after
 //! monomorphisation and the loops have fixed trip counts.
 
 // Index loops mirror the textbook algorithm; iterator forms obscure the row/column roles.

@@ -1,6 +1,7 @@
 //! Newton's method bookkeeping shared by every solve: convergence, stall and divergence tests.
 
 use crate::error::{Error, Phase};
+use crate::options::Options;
 
 /// What to do after a Newton update.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +95,37 @@ impl Monitor {
 
     pub(crate) fn singular(&self) -> Error {
         Error::SingularJacobian { phase: self.phase }
+    }
+}
+
+/// Factor on the tolerance of the simplified Newton iterations (see the holonomic step).
+pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
+
+/// The error that sends a slowly converging simplified iteration to full Newton.
+pub(crate) fn slow(phase: Phase, iterations: u32) -> Error {
+    Error::NoConvergence {
+        phase,
+        iterations,
+        residual: f64::NAN,
+    }
+}
+
+/// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
+/// does not converge, `solve(false)` (full Newton) from the same start. Returns the solution and
+/// the iterations spent by the failed simplified attempt (0 if none).
+pub(crate) fn with_fallback<T>(
+    options: &Options,
+    mut solve: impl FnMut(bool) -> Result<T, Error>,
+) -> Result<(T, u32), Error> {
+    if options.simplified_newton {
+        match solve(true) {
+            Err(Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. }) => {
+                Ok((solve(false)?, iterations))
+            }
+            other => other.map(|x| (x, 0)),
+        }
+    } else {
+        solve(false).map(|x| (x, 0))
     }
 }
 

@@ -27,200 +27,22 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::integrator::{max_abs, Options, StepStats};
-use crate::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::lu::{self, Factored};
-use crate::newton::{Monitor, Verdict};
-use crate::stage_matrix::{EndMatrix, StageMatrix};
-use crate::state::{all_finite, State};
-use crate::system::{
-    ConstraintJacobian, DynamicsJacobian, Lagrangian, MassForce, VelocityConstraint,
-};
-
-/// Coefficients of an (s, s̃)-SPARK method in the storage the step uses.
-///
-/// Arrays have `S` slots; the Lobatto-type quantities use the first `s_tilde` of them. Index 0 of
-/// the constraint nodes is split out (`c̃_0 = 0`, `ā_0j = 0`): `b_lob0 = b̃_0`, `a_til0[i] = ã_i0`,
-/// `c_lob[i] = c̃_{i+1}`, `b_lob[i] = b̃_{i+1}`, `a_bar[i][j] = ā_{i+1,j}`, `a_til[i][j] = ã_{i,j+1}`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SparkTableau<const S: usize> {
-    /// Stage times `c_i` (row sums of `A`).
-    pub c: [f64; S],
-    /// Weights `b_j` (= `b̂_j`, (4.1a)).
-    pub b: [f64; S],
-    /// `A`: stage positions `Q_i = q0 + h Σ a_ij V_j`.
-    pub a: [[f64; S]; S],
-    /// `Â`: the forces in the stage momenta.
-    pub a_hat: [[f64; S]; S],
-    /// `s̃`: the constraint nodes are `c̃_0 = 0 < ... < c̃_s̃ = 1`; `s̃ ∈ {S - 1, S}`.
-    pub s_tilde: usize,
-    /// `c̃_1..c̃_s̃`.
-    pub c_lob: [f64; S],
-    /// `b̃_0`.
-    pub b_lob0: f64,
-    /// `b̃_1..b̃_s̃`.
-    pub b_lob: [f64; S],
-    /// `ā_ij`, `i = 1..s̃`.
-    pub a_bar: [[f64; S]; S],
-    /// `ã_i0`.
-    pub a_til0: [f64; S],
-    /// `ã_ij`, `j = 1..s̃`.
-    pub a_til: [[f64; S]; S],
-    /// Reaction tableau of the nonholonomic constraints (Jay's Lagrange-d'Alembert SPARK
-    /// methods, (6.1b)): the stage momenta contain `h Σ_j a_nh[i][j] R_j` with
-    /// `R_j = −k_v(T_j, Q_j, V_j)ᵀ Ψ_j`. `A` for Gauss-Lobatto SPARK, Lobatto IIIB for the
-    /// Lobatto IIIA-B methods, Lobatto IIID for IIIA-B-D. Unused by the holonomic steps.
-    pub a_nh: [[f64; S]; S],
-    /// Weights of the nonholonomic reactions in the end momentum (`b̃` of (6.1d)); `b` for
-    /// every method provided.
-    pub b_nh: [f64; S],
-    /// Derived from the fields above by [`SparkTableau::derive`]: what the block-structured
-    /// simplified Newton iteration of the holonomic step needs.
-    pub kron: KroneckerCoefficients<S>,
-}
-
-/// Coefficients of the block-structured simplified Newton matrix of the holonomic stage system
-/// (see the `stage_matrix` module): the reaction weights `Ã'_ij` (`ã_i0` for `j = 0`, `ã_ij`
-/// for `1 ≤ j < s̃`, zero beyond) and the inverse of `P = Ā'Ã'` (`s̃ × s̃`, zero beyond).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KroneckerCoefficients<const S: usize> {
-    /// `Ã'`.
-    pub a_til: [[f64; S]; S],
-    /// `(Ā'Ã')⁻¹`.
-    pub p_inv: [[f64; S]; S],
-    /// `false` when `Ā'Ã'` is singular (the step then uses full Newton).
-    pub invertible: bool,
-}
-
-impl<const S: usize> KroneckerCoefficients<S> {
-    /// Placeholder for a tableau literal; [`SparkTableau::derive`] fills it in.
-    pub const UNSET: Self = Self {
-        a_til: [[0.0; S]; S],
-        p_inv: [[0.0; S]; S],
-        invertible: false,
-    };
-}
-
-impl<const S: usize> SparkTableau<S> {
-    /// Computes the derived coefficients ([`SparkTableau::kron`]) from the others; `const`, so
-    /// method types evaluate it at compile time.
-    pub const fn derive(mut self) -> Self {
-        let st = self.s_tilde;
-        let mut a_til = [[0.0; S]; S];
-        let mut i = 0;
-        while i < S {
-            a_til[i][0] = self.a_til0[i];
-            let mut j = 1;
-            while j < st {
-                a_til[i][j] = self.a_til[i][j - 1];
-                j += 1;
-            }
-            i += 1;
-        }
-        let mut p = [[0.0; S]; S];
-        i = 0;
-        while i < st {
-            let mut j = 0;
-            while j < st {
-                let mut k = 0;
-                while k < S {
-                    p[i][j] += self.a_bar[i][k] * a_til[k][j];
-                    k += 1;
-                }
-                j += 1;
-            }
-            i += 1;
-        }
-        // Gauss-Jordan with partial pivoting on the leading s̃ × s̃ block.
-        let mut inv = [[0.0; S]; S];
-        i = 0;
-        while i < st {
-            inv[i][i] = 1.0;
-            i += 1;
-        }
-        let mut invertible = st >= 1;
-        let mut k = 0;
-        while k < st && invertible {
-            let mut piv = k;
-            let mut r = k + 1;
-            while r < st {
-                if p[r][k].abs() > p[piv][k].abs() {
-                    piv = r;
-                }
-                r += 1;
-            }
-            if p[piv][k].abs() <= 1e-14 {
-                invertible = false;
-            } else {
-                let (rp, ri) = (p[piv], inv[piv]);
-                p[piv] = p[k];
-                inv[piv] = inv[k];
-                p[k] = rp;
-                inv[k] = ri;
-                let d = 1.0 / p[k][k];
-                let mut c = 0;
-                while c < st {
-                    p[k][c] *= d;
-                    inv[k][c] *= d;
-                    c += 1;
-                }
-                r = 0;
-                while r < st {
-                    if r != k {
-                        let f = p[r][k];
-                        c = 0;
-                        while c < st {
-                            p[r][c] -= f * p[k][c];
-                            inv[r][c] -= f * inv[k][c];
-                            c += 1;
-                        }
-                    }
-                    r += 1;
-                }
-            }
-            k += 1;
-        }
-        self.kron = KroneckerCoefficients {
-            a_til,
-            p_inv: inv,
-            invertible,
-        };
-        self
-    }
-}
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::linalg::lu::{self, Factored};
+use crate::linalg::newton::{slow, with_fallback, SIMPLIFIED_MARGIN};
+use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::vector::all_finite;
+use crate::linalg::vector::max_abs;
+use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, MassForce, VelocityConstraint};
+use crate::model::{Lagrangian, State};
+use crate::options::{Options, StepStats};
+use crate::step::stage_matrix::{EndMatrix, StageMatrix};
+use crate::step::start::inconsistency;
+use crate::tableau::SparkTableau;
 
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.
 type StageLayout<const N: usize, const M: usize, const S: usize> =
     Cat<Arr<Arr<Scalar, N>, S>, Arr<Arr<Scalar, M>, S>>;
-
-/// Consistency of a state: constraint violations turned into a distance and a speed.
-pub(crate) fn inconsistency<const N: usize, const M: usize>(
-    g: &SVector<f64, M>,
-    w: &SVector<f64, M>,
-    gq: &nalgebra::SMatrix<f64, M, N>,
-) -> (f64, f64) {
-    let mut pos = 0.0f64;
-    let mut vel = 0.0f64;
-    for k in 0..M {
-        let norm = gq.row(k).norm();
-        let scale = if norm > 0.0 { norm } else { 1.0 };
-        pos = pos.max(g[k].abs() / scale);
-        vel = vel.max(w[k].abs() / scale);
-    }
-    (pos, vel)
-}
-
-/// Factor on the tolerance of the simplified Newton iterations (see `step`).
-pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
-
-/// The error that sends a slowly converging simplified iteration to full Newton.
-pub(crate) fn slow(phase: Phase, iterations: u32) -> Error {
-    Error::NoConvergence {
-        phase,
-        iterations,
-        residual: f64::NAN,
-    }
-}
 
 /// Assembles the exact stage Newton matrix (row-major, `S(N+M)` square) at the current
 /// iterate: `dyns` at the stages, `cons` at the Lobatto nodes (Hessians contracted with the
@@ -299,7 +121,13 @@ struct StageIterate<'a, const N: usize, const M: usize, const S: usize> {
 /// the exact stage matrix at `it`. Kept out of line so that its dense `S(N+M)`-square matrix
 /// occupies the stack only when full Newton runs.
 #[inline(never)]
-fn exact_correction<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
+fn exact_correction<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
     tab: &SparkTableau<S>,
     sys: &Sys,
     h: f64,
@@ -376,25 +204,6 @@ fn end_mass<'a, const N: usize, const M: usize, const S: usize>(
         .or_else(|| approx.as_ref().map(StageMatrix::mass))
 }
 
-/// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
-/// does not converge, `solve(false)` (full Newton) from the same start. Returns the solution and
-/// the iterations spent by the failed simplified attempt (0 if none).
-pub(crate) fn with_fallback<T>(
-    options: &Options,
-    mut solve: impl FnMut(bool) -> Result<T, Error>,
-) -> Result<(T, u32), Error> {
-    if options.simplified_newton {
-        match solve(true) {
-            Err(Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. }) => {
-                Ok((solve(false)?, iterations))
-            }
-            other => other.map(|x| (x, 0)),
-        }
-    } else {
-        solve(false).map(|x| (x, 0))
-    }
-}
-
 /// Acceleration and multiplier at the step start and at its midpoint, linear in time between
 /// them: the stages' starting values. From the step start alone, the stage velocities
 /// `v0 + c h a0` are O(h²) from the solution; the linear acceleration makes them O(h³) and
@@ -443,7 +252,13 @@ impl<const N: usize, const M: usize> Motion<N, M> {
 /// methods (`S = 1`) get the constant acceleration only.
 /// Kept out of line: inlined, its temporaries added about 1.4 kB to the Cortex-M4 run's stack.
 #[inline(never)]
-fn predict_motion<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
+fn predict_motion<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
     sys: &Sys,
     approx: &StageMatrix<N, M, S>,
     h: f64,
@@ -499,7 +314,13 @@ fn predict_motion<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S
 }
 
 /// Advances `state` by `h` with the SPARK method `tab`; nothing is modified on error.
-pub(crate) fn step<Sys: Lagrangian<N, M>, const N: usize, const M: usize, const S: usize>(
+pub(crate) fn step<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
     tab: &SparkTableau<S>,
     sys: &Sys,
     h: f64,
@@ -783,7 +604,7 @@ mod tests {
     use crate::GaussLobatto;
 
     mod hand {
-        include!("../tests/models/pendulum.rs");
+        include!("../../tests/models/pendulum.rs");
     }
     use hand::{reference, Pendulum};
 
@@ -800,7 +621,7 @@ mod tests {
     /// cheaper branch (no mass matrix at the midpoint).
     struct ConstantMassPendulum(Pendulum);
 
-    impl crate::system::Model for ConstantMassPendulum {
+    impl crate::model::Model for ConstantMassPendulum {
         fn first_non_finite_parameter(&self) -> Option<&'static str> {
             self.0.first_non_finite_parameter()
         }
@@ -833,7 +654,7 @@ mod tests {
             t: f64,
             q: &V2,
             v: &V2,
-        ) -> crate::system::VelocityConstraintJacobian<2, 1> {
+        ) -> crate::model::blocks::VelocityConstraintJacobian<2, 1> {
             self.0.velocity_constraint_jacobian(t, q, v)
         }
     }

@@ -8,11 +8,12 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::integrator::{max_abs, Options};
-use crate::layout::{flat, flat_square, zero_square, Layout};
-use crate::lu;
-use crate::newton::{Monitor, Verdict};
-use crate::spark_step::{slow, with_fallback, SIMPLIFIED_MARGIN};
+use crate::linalg::layout::{flat, flat_square, zero_square, Layout};
+use crate::linalg::lu;
+use crate::linalg::newton::{slow, with_fallback, SIMPLIFIED_MARGIN};
+use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::vector::max_abs;
+use crate::options::Options;
 
 /// The problem: unknowns laid out by `L`, the first `nv` of which are velocities (the
 /// convergence test looks at them, relative to `vscale0` or their own size).

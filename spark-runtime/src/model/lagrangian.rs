@@ -1,0 +1,213 @@
+//! The model contract of a Lagrangian system: sizes and evaluations, nothing about steps.
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::model::blocks::{
+    ConstraintJacobian, DynamicsJacobian, MassForce, NonholonomicJacobian, VelocityConstraint,
+    VelocityConstraintJacobian,
+};
+use crate::model::Model;
+
+/// A Lagrangian system `L(t, q, v)` with `N` coordinates, `M` holonomic constraints
+/// `g(t, q) = 0` (reaction force `−Gᵀλ`) and `K` nonholonomic constraints `k(t, q, v) = 0`
+/// (reaction force `−k_vᵀψ`; `K = 0` by default):
+///
+/// ```text
+/// q' = v
+/// d/dt ∇_v L(t, q, v) = ∇_q L(t, q, v) − G(t, q)ᵀ λ − k_v(t, q, v)ᵀ ψ
+/// 0 = g(t, q),   0 = g_t + G v,   0 = k(t, q, v)
+/// ```
+///
+/// The model only says what it is (its sizes are the const parameters) and evaluates; the
+/// runtime chooses the step from the sizes (`K = 0`: the two-phase holonomic step, else the
+/// coupled mixed step). `mechanics!` implements it; it can be written by hand (the runtime's
+/// tests do), but every derivative must then be exact: Newton's method relies on it.
+///
+/// ```
+/// use spark_runtime::nalgebra::{SMatrix, SVector};
+/// use spark_runtime::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Model,
+///     VelocityConstraintJacobian};
+///
+/// /// A unit point mass on a unit circle, no gravity: `L = |v|²/2`, `g = |q|² − 1`.
+/// struct Ring;
+/// impl Model for Ring {
+///     fn first_non_finite_parameter(&self) -> Option<&'static str> { None }
+/// }
+/// type V = SVector<f64, 2>;
+/// impl Lagrangian<2, 1> for Ring {
+///     fn lagrangian(&self, _t: f64, _q: &V, v: &V) -> f64 { 0.5 * v.dot(v) }
+///     fn momentum_force(&self, _t: f64, _q: &V, v: &V) -> (V, V) { (*v, V::zeros()) }
+///     fn dynamics_jacobian(&self, _t: f64, _q: &V, v: &V) -> DynamicsJacobian<2> {
+///         DynamicsJacobian { p: *v, lvv: SMatrix::identity(), ..Default::default() }
+///     }
+///     fn constraints(&self, _t: f64, q: &V) -> SVector<f64, 1> {
+///         SVector::from([q.dot(q) - 1.0])
+///     }
+///     fn constraint_jacobian(&self, _t: f64, q: &V, mu: &SVector<f64, 1>)
+///         -> ConstraintJacobian<2, 1> {
+///         ConstraintJacobian {
+///             g: self.constraints(0.0, q),
+///             gq: (q * 2.0).transpose(),
+///             hess_mu: SMatrix::identity() * (2.0 * mu[0]),
+///         }
+///     }
+///     fn velocity_constraint_jacobian(&self, _t: f64, q: &V, v: &V)
+///         -> VelocityConstraintJacobian<2, 1> {
+///         VelocityConstraintJacobian {
+///             w: SVector::from([2.0 * q.dot(v)]),
+///             wq: (v * 2.0).transpose(),
+///             wv: (q * 2.0).transpose(),
+///         }
+///     }
+/// }
+///
+/// use spark_runtime::{GaussLobatto, Integrator, State};
+/// let mut sim = Integrator::<Ring, GaussLobatto<2>>::new(Ring, 0.1).unwrap();
+/// let mut s = State::new(0.0, [1.0, 0.0], [0.0, 1.0]);
+/// for _ in 0..10 {
+///     sim.step(&mut s).unwrap();
+/// }
+/// // On the circle to round-off, and the uniform motion (angle t) to the method's accuracy.
+/// assert!((s.q.norm() - 1.0).abs() < 1e-12);
+/// let exact = SVector::<f64, 2>::new(1.0f64.cos(), 1.0f64.sin());
+/// assert!((s.q - exact).norm() < 1e-6, "{}", (s.q - exact).norm());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a model with {N} coordinates",
+    label = "the size of this does not match the model `{Self}`",
+    note = "a model made by `mechanics!` implements `Lagrangian<N, M, K>` for exactly one `N`, \
+            its number of coordinates (`{Self}::COORDINATES`), one `M`, its number of \
+            holonomic constraints, and one `K`, its number of nonholonomic constraints; states \
+            and arrays passed with it must have `N` entries",
+    note = "a `mechanics!` model with errors of its own implements no trait: fix those first"
+)]
+pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model {
+    /// `true` when `∇_v L` is affine in `v` (`L_vv` does not depend on `v`), as for every
+    /// Lagrangian `½ vᵀ M(t, q) v + bᵀ v − U`: the end-point equations of a step are then linear
+    /// in the unknowns and one Newton step solves them exactly. `mechanics!` decides it
+    /// symbolically; `false` (the default) is always safe.
+    const QUADRATIC_IN_V: bool = false;
+
+    /// `true` when `∂²L/∂v²` does not depend on `t`, `q` or `v` (point masses in Cartesian
+    /// coordinates): a step then factors the mass matrix once, at its start, and uses it for the
+    /// end point too without evaluating it there. `mechanics!` decides it symbolically; `false`
+    /// (the default) is always safe.
+    const CONSTANT_MASS: bool = false;
+
+    /// `L(t, q, v)`.
+    fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
+
+    /// `(∂L/∂v, ∂L/∂q)`: what the step residuals need.
+    fn momentum_force(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>);
+
+    /// Momentum, force and all second derivatives of `L`: what Newton's Jacobian needs.
+    fn dynamics_jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> DynamicsJacobian<N>;
+
+    /// Momentum, force, mass matrix and `L_vq v`: what the simplified Newton iteration needs
+    /// ([`Lagrangian::dynamics_jacobian`] without `L_qq`). `mechanics!` emits a version that
+    /// computes only these.
+    fn mass_force(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> MassForce<N> {
+        let d = self.dynamics_jacobian(t, q, v);
+        MassForce {
+            p: d.p,
+            f: d.f,
+            lvv: d.lvv,
+            lvq_v: d.lvq * v,
+        }
+    }
+
+    /// `g(t, q)`.
+    fn constraints(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M>;
+
+    /// `g`, `G = g_q` and the Hessians contracted with `mu`.
+    fn constraint_jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        mu: &SVector<f64, M>,
+    ) -> ConstraintJacobian<N, M>;
+
+    /// `g` and `G = g_q` only: what the residuals of simplified Newton iterations need
+    /// ([`Lagrangian::constraint_jacobian`] without the Hessian term). `mechanics!` emits a
+    /// version that skips the second derivatives.
+    fn constraint_gradient(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+    ) -> (SVector<f64, M>, SMatrix<f64, M, N>) {
+        let c = self.constraint_jacobian(t, q, &SVector::zeros());
+        (c.g, c.gq)
+    }
+
+    /// `g_t + G v` and its derivatives.
+    fn velocity_constraint_jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> VelocityConstraintJacobian<N, M>;
+
+    /// `w = g_t + G v`, `G` and `(∂w/∂q) v`: what a step needs of the hidden constraint
+    /// ([`Lagrangian::velocity_constraint_jacobian`] without the `M × N` block `∂w/∂q`).
+    /// `mechanics!` emits a version that computes only these.
+    fn velocity_constraint(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> VelocityConstraint<N, M> {
+        let j = self.velocity_constraint_jacobian(t, q, v);
+        VelocityConstraint {
+            w: j.w,
+            gq: j.wv,
+            wq_v: j.wq * v,
+        }
+    }
+
+    /// `k(t, q, v)`: the `K` nonholonomic constraints (reaction force `−k_vᵀψ`). The default is
+    /// for models without them (`K = 0`); a model with `K > 0` that does not provide it fails to
+    /// compile where it is stepped.
+    fn nonholonomic_constraints(
+        &self,
+        _t: f64,
+        _q: &SVector<f64, N>,
+        _v: &SVector<f64, N>,
+    ) -> SVector<f64, K> {
+        const {
+            assert!(
+                K == 0,
+                "a model with nonholonomic constraints must implement `nonholonomic_constraints`"
+            )
+        };
+        SVector::zeros()
+    }
+
+    /// `k`, `k_q`, `k_v` and the second derivatives of `k_vᵀ psi` at `(t, q, v)` (see
+    /// [`NonholonomicJacobian`]). The default is for models without nonholonomic constraints
+    /// (`K = 0`), like [`Lagrangian::nonholonomic_constraints`].
+    fn nonholonomic_jacobian(
+        &self,
+        _t: f64,
+        _q: &SVector<f64, N>,
+        _v: &SVector<f64, N>,
+        _psi: &SVector<f64, K>,
+    ) -> NonholonomicJacobian<N, K> {
+        const {
+            assert!(
+                K == 0,
+                "a model with nonholonomic constraints must implement `nonholonomic_jacobian`"
+            )
+        };
+        NonholonomicJacobian::default()
+    }
+}

@@ -1,0 +1,60 @@
+//! Solver settings and step statistics: plain data, imported by every layer (this module
+//! imports nothing from the crate).
+
+/// Solver settings. The defaults suit problems scaled to O(1); see each field.
+///
+/// ```
+/// use spark_runtime::Options;
+/// let tight = Options { tolerance: 1e-14, ..Options::default() };
+/// assert_eq!(tight.max_iterations, 20);
+/// assert!(tight.simplified_newton);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Newton stops when the estimated remaining error of the step's velocity unknowns is below
+    /// `tolerance` times the **velocity scale** of the step: the largest velocity component in
+    /// magnitude, `max_i |v_i|`, over the start velocity `v0` and the current iterates of the
+    /// stage and end velocities (for Hamiltonian and DAE models: the largest `|z_i|`, and
+    /// `|h| max_i |v_i|` for the stage coordinates). Below rounding level (64 ε times that scale
+    /// plus `max|q0|/|h|`) the iteration stops when it no longer contracts. Default `1e-12`.
+    pub tolerance: f64,
+    /// Newton iterations allowed per solve before [`crate::Error::NoConvergence`]. Default 20.
+    pub max_iterations: u32,
+    /// A state whose constraint violation, measured as a distance in coordinate units relative
+    /// to `1 + max|q|` (and as a speed relative to `1 + max|v|`), exceeds this is rejected by
+    /// `step` with [`crate::Error::InconsistentState`]. Default `1e-8`.
+    pub consistency_tolerance: f64,
+    /// Solve each step's Newton systems by simplified Newton first: for holonomic Lagrangian
+    /// models the iteration matrix is a block-structured approximation evaluated once per step
+    /// at its start (mass matrix and constraint Jacobian there; only `N × N` and `M × M` blocks
+    /// are factored); if that iteration converges slowly (rate above 1/2) or not at all, the
+    /// solve is redone with full Newton and the exact Jacobian before an error is reported.
+    /// Converged results agree with full Newton's to round-off. `false`: full Newton
+    /// throughout. Default `true`.
+    pub simplified_newton: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-12,
+            max_iterations: 20,
+            consistency_tolerance: 1e-8,
+            simplified_newton: true,
+        }
+    }
+}
+
+/// What one step cost.
+///
+/// ```
+/// use spark_runtime::StepStats;
+/// assert_eq!(StepStats::default().stage_iterations, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepStats {
+    /// Newton iterations of the stage solve.
+    pub stage_iterations: u32,
+    /// Newton iterations of the end-point solve.
+    pub end_iterations: u32,
+}

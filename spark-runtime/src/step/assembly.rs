@@ -1,0 +1,232 @@
+//! The stage equations every Lagrangian step is made of, written once: the residual and the
+//! Jacobian blocks of each kind of row.
+//!
+//! * **Momentum balance** (a row per stage, Lobatto stage or end point): the discrete form of
+//!   `d/dt ∇_v L = ∇_q L − Gᵀλ − k_vᵀψ`,
+//!
+//!   ```text
+//!   ρ = ∇_vL(T*, Q*, V*) − p0 − h Σ_j w_j F_j + Σ_j wn_j K_jᵀ ν_j + w0 G0ᵀ μ0 + Σ_j wl_j G̃_jᵀ μ_j
+//!   ```
+//!
+//!   with `F_j = ∇_qL(T_j, Q_j, V_j)`, `K_j = k_v(T_j, Q_j, V_j)` at the stages
+//!   `Q_j = q0 + h Σ_l a_jl V_l`, `G̃_j = g_q` at the Lobatto nodes `Q̃_j = q0 + h Σ_l ā_jl V_l`,
+//!   `ν_j = hΨ_j`, `μ_j = hΛ_j`. Each method is a choice of the weights ([`MomentumWeights`]):
+//!   `(â_i, ã^n_i, ã_i0, ã_i)` for the stages of a SPARK method, `(b, b̃^n, b̃_0, b̃)` for its end
+//!   point, `(ā_i, ā_i, ǎ_i0, ǎ_i)` for EMPRK's Lobatto stages, `(â_i, â_i, –, –)` and
+//!   `(a_i, a_i, –, –)` for paper 002's method.
+//! * **Position constraints** `g(T̃_j, Q̃_j)/h = 0` at the Lobatto nodes.
+//!
+//! This is where a new term of the equations of motion enters every method at once: a
+//! generalized force adds to `F_j` (and its derivatives to [`StageEvaluations::momentum_coupling`]).
+
+// Stage and block indices follow the papers' subscripts.
+#![allow(clippy::needless_range_loop)]
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::linalg::dense_newton::add_block;
+use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
+
+/// The coefficients of one momentum-balance row.
+#[derive(Clone, Copy)]
+pub(crate) struct MomentumWeights<'a, const S: usize> {
+    /// `w_j`: the forces `F_j`.
+    pub force: &'a [f64; S],
+    /// `wn_j`: the nonholonomic reactions `K_jᵀ ν_j`.
+    pub nonholonomic: &'a [f64; S],
+    /// `w0`: the holonomic reaction at the step start, `G0ᵀ μ0`.
+    pub start: f64,
+    /// `wl_j`: the holonomic reactions at the Lobatto nodes `1..`, `G̃_jᵀ μ_j` (slot `j` is
+    /// node `j + 1`).
+    pub lobatto: &'a [f64; S],
+}
+
+impl<'a, const S: usize> MomentumWeights<'a, S> {
+    /// Forces and nonholonomic reactions weighted by the same `row`, no holonomic reactions
+    /// (`zero` is the zero row).
+    pub(crate) fn shared(row: &'a [f64; S], zero: &'a [f64; S]) -> Self {
+        Self {
+            force: row,
+            nonholonomic: row,
+            start: 0.0,
+            lobatto: zero,
+        }
+    }
+}
+
+/// The columns of the reaction unknowns in a flat system: `μ0`, `μ_j` (Lobatto slot `j`) and
+/// `ν_j` (stage `j`).
+pub(crate) struct ReactionColumns {
+    /// Column of `μ0` (`None`: not an unknown of this system).
+    pub start: Option<usize>,
+    /// Column of `μ_0` of the Lobatto slots; slot `j` starts at `lobatto + j M`.
+    pub lobatto: usize,
+    /// Column of `ν_0`; stage `j` starts at `nonholonomic + j K`.
+    pub nonholonomic: usize,
+}
+
+/// What the rows of a step read at the current iterate: the model's evaluations at the stages
+/// and at the Lobatto nodes, the multipliers, and the step-start data.
+pub(crate) struct StageEvaluations<
+    'a,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+> {
+    /// The step size.
+    pub h: f64,
+    /// `A`: the stage positions `Q_j = q0 + h Σ_l a_jl V_l`.
+    pub a: &'a [[f64; S]; S],
+    /// `Ā`: the Lobatto-node positions (slot `j` is node `j + 1`).
+    pub a_bar: &'a [[f64; S]; S],
+    /// `p0 = ∇_vL(t0, q0, v0)`.
+    pub p0: &'a SVector<f64, N>,
+    /// `G(t0, q0)`.
+    pub gq0: &'a SMatrix<f64, M, N>,
+    /// `μ0 = hΛ_0`.
+    pub mu0: &'a SVector<f64, M>,
+    /// `L` and its derivatives at the stages.
+    pub dyns: &'a [DynamicsJacobian<N>; S],
+    /// `k` and its derivatives at the stages, second derivatives contracted with `ν_j`.
+    pub nhs: &'a [NonholonomicJacobian<N, K>; S],
+    /// `ν_j = hΨ_j`.
+    pub nus: &'a [SVector<f64, K>; S],
+    /// `g` and its derivatives at the Lobatto nodes, Hessians contracted with `μ_j`.
+    pub cons: &'a [ConstraintJacobian<N, M>; S],
+    /// `μ_j = hΛ_j` at the Lobatto nodes.
+    pub mus: &'a [SVector<f64, M>; S],
+}
+
+impl<const N: usize, const M: usize, const K: usize, const S: usize>
+    StageEvaluations<'_, N, M, K, S>
+{
+    /// The residual `ρ` of a momentum-balance row whose own momentum is `p`.
+    pub(crate) fn momentum_residual(
+        &self,
+        p: &SVector<f64, N>,
+        w: &MomentumWeights<'_, S>,
+    ) -> SVector<f64, N> {
+        let mut rho = p - self.p0 + self.gq0.tr_mul(self.mu0) * w.start;
+        for j in 0..S {
+            rho += self.dyns[j].f * (-self.h * w.force[j])
+                + self.nhs[j].kv.tr_mul(&self.nus[j]) * w.nonholonomic[j]
+                + self.cons[j].gq.tr_mul(&self.mus[j]) * w.lobatto[j];
+        }
+        rho
+    }
+
+    /// `∂ρ/∂V_l` of a momentum-balance row, without the row's own momentum term (which the
+    /// caller adds: `L_vv` on its own velocity unknown and `h c_l L_vq` for its own position
+    /// coefficients `c`).
+    pub(crate) fn momentum_coupling(
+        &self,
+        w: &MomentumWeights<'_, S>,
+        l: usize,
+    ) -> SMatrix<f64, N, N> {
+        let h = self.h;
+        let mut block = SMatrix::<f64, N, N>::zeros();
+        for j in 0..S {
+            if w.force[j] != 0.0 {
+                block += self.dyns[j].lqq * (-h * h * self.a[j][l] * w.force[j]);
+                if j == l {
+                    block += self.dyns[j].lvq.transpose() * (-h * w.force[j]);
+                }
+            }
+            if w.nonholonomic[j] != 0.0 {
+                block += self.nhs[j].hess_vq * (h * self.a[j][l] * w.nonholonomic[j]);
+                if j == l {
+                    block += self.nhs[j].hess_vv * w.nonholonomic[j];
+                }
+            }
+            if w.lobatto[j] != 0.0 {
+                block += self.cons[j].hess_mu * (h * w.lobatto[j] * self.a_bar[j][l]);
+            }
+        }
+        block
+    }
+
+    /// Adds the whole momentum-balance row at `row` of the row-major `len × len` matrix `jm`:
+    /// the own momentum (`L_vv` at the column `own`, `h own_coef_l L_vq` at the stage columns
+    /// `l N`), the coupling through the stages, and the reaction columns.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add_momentum_row(
+        &self,
+        jm: &mut [f64],
+        len: usize,
+        row: usize,
+        own: (usize, &DynamicsJacobian<N>, &[f64; S]),
+        w: &MomentumWeights<'_, S>,
+        cols: &ReactionColumns,
+    ) {
+        let (own_col, own_dyn, own_coef) = own;
+        add_block(jm, len, row, own_col, &own_dyn.lvv, 1.0);
+        for l in 0..S {
+            let block = self.momentum_coupling(w, l) + own_dyn.lvq * (self.h * own_coef[l]);
+            add_block(jm, len, row, l * N, &block, 1.0);
+        }
+        if let Some(c) = cols.start {
+            add_block(jm, len, row, c, &self.gq0.transpose(), w.start);
+        }
+        for j in 0..S {
+            add_block(
+                jm,
+                len,
+                row,
+                cols.lobatto + j * M,
+                &self.cons[j].gq.transpose(),
+                w.lobatto[j],
+            );
+            add_block(
+                jm,
+                len,
+                row,
+                cols.nonholonomic + j * K,
+                &self.nhs[j].kv.transpose(),
+                w.nonholonomic[j],
+            );
+        }
+    }
+
+    /// Adds the Jacobian of the position-constraint rows `g(T̃_j, Q̃_j)/h`, `j < nodes`, whose
+    /// rows start at `row + j M`, with respect to the stage velocities (columns `l N`).
+    pub(crate) fn add_position_constraint_rows(
+        &self,
+        jm: &mut [f64],
+        len: usize,
+        row: usize,
+        nodes: usize,
+    ) {
+        for j in 0..nodes {
+            for l in 0..S {
+                add_block(
+                    jm,
+                    len,
+                    row + j * M,
+                    l * N,
+                    &self.cons[j].gq,
+                    self.a_bar[j][l],
+                );
+            }
+        }
+    }
+}
+
+/// Adds the Jacobian of the hidden-constraint row `w(t1, q1, v1) = g_t + G v1` at `row`: `∂w/∂v`
+/// at the column of the end velocity `own`, `h b_l ∂w/∂q` at the stage columns `l N`
+/// (`q1 = q0 + h Σ_l b_l V_l`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn add_hidden_constraint_row<const N: usize, const M: usize, const S: usize>(
+    jm: &mut [f64],
+    len: usize,
+    row: usize,
+    own: usize,
+    w: &crate::model::blocks::VelocityConstraintJacobian<N, M>,
+    h: f64,
+    b: &[f64; S],
+) {
+    add_block(jm, len, row, own, &w.wv, 1.0);
+    for l in 0..S {
+        add_block(jm, len, row, l * N, &w.wq, h * b[l]);
+    }
+}

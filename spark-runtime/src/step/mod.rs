@@ -1,0 +1,109 @@
+//! The step families, and the choice among them.
+//!
+//! A method is a [`Scheme`] (data); a model is a [`Lagrangian`] or an [`Odae`] with its sizes as
+//! const parameters. `lagrangian` and `dae` pick the step for the pair at compile time (the
+//! scheme is a constant and the sizes are const parameters, so the choice folds away):
+//!
+//! | model | `Scheme::Spark` | `Scheme::Emprk` | `Scheme::Index2` |
+//! |---|---|---|---|
+//! | Lagrangian, `K = 0` | [`holonomic`] (two phases) | [`holonomic`] | [`holonomic`] (`M = 0` only) |
+//! | Lagrangian, `K > 0` | [`mixed`] | [`emprk`] | [`index2`] (`M = 0` only) |
+//! | Hamiltonian, DAE | [`odae`] | [`odae`] | refused |
+//!
+//! The momentum-balance rows and constraint rows that the coupled steps ([`mixed`], [`emprk`],
+//! [`index2`]) and the holonomic step's exact Newton matrix share are written once, in
+//! `assembly`.
+
+pub(crate) mod assembly;
+pub mod emprk;
+pub mod holonomic;
+pub mod index2;
+pub mod local_model;
+pub mod mixed;
+pub mod odae;
+pub(crate) mod project;
+mod stage_matrix;
+pub(crate) mod start;
+
+use crate::error::Error;
+use crate::model::{Lagrangian, Odae, State};
+use crate::options::{Options, StepStats};
+use crate::tableau::Scheme;
+
+pub use odae::Point;
+
+/// One step of the method `scheme` on a Lagrangian model with `M` holonomic and `K`
+/// nonholonomic constraints. Nothing is modified on error.
+#[inline(always)]
+pub(crate) fn lagrangian<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>(
+    scheme: &Scheme<S>,
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    state: &State<N>,
+) -> Result<(State<N>, StepStats), Error> {
+    match scheme {
+        Scheme::Spark { tableau, refuses } => {
+            if let (true, Some(what)) = (M > 0, refuses.holonomic) {
+                return Err(Error::Unsupported { what });
+            }
+            if K == 0 {
+                holonomic::step(tableau, sys, h, options, state)
+            } else if let Some(what) = refuses.nonholonomic {
+                Err(Error::Unsupported { what })
+            } else {
+                mixed::step_mixed(tableau, sys, h, options, state)
+            }
+        }
+        Scheme::Emprk { tableau } => {
+            if K == 0 {
+                holonomic::step(&tableau.spark, sys, h, options, state)
+            } else {
+                emprk::step_emprk(tableau, sys, h, options, state)
+            }
+        }
+        Scheme::Index2 {
+            tableau,
+            unconstrained,
+        } => {
+            if M > 0 {
+                Err(index2::HOLONOMIC)
+            } else if K == 0 {
+                // Without constraints (2.5) is the Lobatto IIIA-IIIB pair.
+                holonomic::step(unconstrained, sys, h, options, state)
+            } else {
+                let psi0 = index2::consistent_multiplier(sys, state)?;
+                index2::step_with_multiplier(tableau, sys, h, options, state, &psi0)
+                    .map(|(next, _, stats)| (next, stats))
+            }
+        }
+    }
+}
+
+/// One step of the method `scheme` on a model given as the DAE (2.11) (Hamiltonian and DAE
+/// models). Nothing is modified on error.
+#[inline(always)]
+pub(crate) fn dae<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usize>(
+    scheme: &Scheme<S>,
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    start: &Point<N, M>,
+) -> Result<(Point<N, M>, StepStats), Error> {
+    match scheme {
+        Scheme::Spark { tableau, refuses } => match refuses.dae {
+            Some(what) => Err(Error::Unsupported { what }),
+            None => odae::step(tableau, sys, h, options, start),
+        },
+        Scheme::Emprk { tableau } => odae::step(&tableau.spark, sys, h, options, start),
+        Scheme::Index2 { .. } => Err(Error::Unsupported {
+            what: "LobattoIIIABIndex2 on Hamiltonian or DAE models",
+        }),
+    }
+}
