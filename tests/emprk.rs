@@ -11,7 +11,8 @@ mod common;
 use common::run;
 
 use spark::{Emprk, GaussLobatto, Integrator, Lagrangian, Method, Options, State};
-use spark_runtime::emprk_step::{residual_and_jacobian, step_emprk_stages, system_len};
+use spark_runtime::emprk_step::system_len;
+use spark_runtime::step::Problem;
 
 include!("../examples/models/nonholonomic_particle.rs");
 include!("../examples/models/skate.rs");
@@ -104,7 +105,8 @@ fn pendulum_lockstep<const S: usize>(h: f64, n: usize) -> f64 {
     );
     let mut worst = 0.0f64;
     for _ in 0..n {
-        sa = step_emprk_stages::<Pendulum, 2, 1, 0, S>(&Emprk::<S>::TABLEAU, &sys, h, &opts, &sa)
+        sa = Problem::<Pendulum, 2, 1, 0>::new(&sys, h, &opts, &sa)
+            .emprk_stages(&Emprk::<S>::TABLEAU)
             .unwrap()
             .0;
         b.step(&mut sb).unwrap();
@@ -256,7 +258,12 @@ fn check_jacobian<Sys, const N: usize, const M: usize, const K: usize, const S: 
         .collect();
     let mut r = vec![0.0; n];
     let mut jac = vec![0.0; n * n];
-    residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &x, &mut r, Some(&mut jac));
+    Problem::<Sys, N, M, K>::new(sys, h, &Options::default(), s0).emprk_residual(
+        &tab,
+        &x,
+        &mut r,
+        Some(&mut jac),
+    );
     let eps = 1e-6;
     let mut worst = 0.0f64;
     let scale = jac.iter().fold(1.0f64, |m, v| m.max(v.abs()));
@@ -265,8 +272,10 @@ fn check_jacobian<Sys, const N: usize, const M: usize, const K: usize, const S: 
         xp[c] += eps;
         xm[c] -= eps;
         let (mut rp, mut rm) = (vec![0.0; n], vec![0.0; n]);
-        residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &xp, &mut rp, None);
-        residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &xm, &mut rm, None);
+        Problem::<Sys, N, M, K>::new(sys, h, &Options::default(), s0)
+            .emprk_residual(&tab, &xp, &mut rp, None);
+        Problem::<Sys, N, M, K>::new(sys, h, &Options::default(), s0)
+            .emprk_residual(&tab, &xm, &mut rm, None);
         for row in 0..n {
             let fd = (rp[row] - rm[row]) / (2.0 * eps);
             let d = (fd - jac[row * n + c]).abs() / scale;
@@ -307,8 +316,9 @@ where
     let mut s = s0;
     let (mut kmax, mut gmax) = (0.0f64, 0.0f64);
     for _ in 0..n {
-        let (next, stages, _) =
-            step_emprk_stages::<Sys, N, M, K, S>(&Emprk::<S>::TABLEAU, sys, h, &opts, &s).unwrap();
+        let (next, stages, _) = Problem::<Sys, N, M, K>::new(sys, h, &opts, &s)
+            .emprk_stages(&Emprk::<S>::TABLEAU)
+            .unwrap();
         assert_eq!(stages[S - 1], next);
         for st in &stages {
             let k = sys.nonholonomic_constraints(st.t, &st.q, &st.v);

@@ -10,11 +10,10 @@
 
 mod common;
 
-use spark::lobatto_index2::{
-    consistent_multiplier, residual_and_jacobian, step_with_multiplier, system_len,
-};
+use spark::lobatto_index2::{consistent_multiplier, step_with_multiplier, system_len};
 use spark::nalgebra::SVector;
 use spark::{Error, GaussLobatto, Integrator, LobattoIIIABIndex2, Method, Options, State};
+use spark_runtime::step::Problem;
 
 include!("../examples/models/index2_particle.rs");
 
@@ -348,11 +347,8 @@ fn fd_check<Sys: spark::Lagrangian<3, 0, 1>, const S: usize>(sys: &Sys, label: &
         .collect();
     let mut r = vec![0.0; n];
     let mut jac = vec![0.0; n * n];
-    residual_and_jacobian::<Sys, 3, 0, 1, S>(
+    Problem::<Sys, 3, 0, 1>::new(sys, h, &Options::default(), &state).index2_residual(
         &tab,
-        sys,
-        h,
-        &state,
         &psi0,
         &x,
         &mut r,
@@ -365,8 +361,10 @@ fn fd_check<Sys: spark::Lagrangian<3, 0, 1>, const S: usize>(sys: &Sys, label: &
         xp[c] += d;
         xm[c] -= d;
         let (mut rp, mut rm) = (vec![0.0; n], vec![0.0; n]);
-        residual_and_jacobian::<Sys, 3, 0, 1, S>(&tab, sys, h, &state, &psi0, &xp, &mut rp, None);
-        residual_and_jacobian::<Sys, 3, 0, 1, S>(&tab, sys, h, &state, &psi0, &xm, &mut rm, None);
+        Problem::<Sys, 3, 0, 1>::new(sys, h, &Options::default(), &state)
+            .index2_residual(&tab, &psi0, &xp, &mut rp, None);
+        Problem::<Sys, 3, 0, 1>::new(sys, h, &Options::default(), &state)
+            .index2_residual(&tab, &psi0, &xm, &mut rm, None);
         for row in 0..n {
             let fd = (rp[row] - rm[row]) / (2.0 * d);
             let e = (fd - jac[row * n + c]).abs() / (1.0 + fd.abs());

@@ -12,7 +12,7 @@ use crate::linalg::vector::max_abs;
 use crate::method::{Method, Run};
 use crate::model::{dae, hamiltonian, Lagrangian, Model, Odae, State};
 use crate::options::{Options, StepStats};
-use crate::step::{self, project, Point};
+use crate::step::{self, project, Point, Problem};
 use crate::tableau::Scheme;
 
 /// A state an [`Integrator`] can advance for the model `Sys` with `M` holonomic and `K`
@@ -56,7 +56,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> R
     type Output = Result<(State<N>, StepStats), Error>;
     #[inline(always)]
     fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
-        step::lagrangian::<Sys, N, M, K, S>(scheme, self.sys, self.h, self.options, self.state)
+        Problem::<Sys, N, M, K>::new(self.sys, self.h, self.options, self.state).step(scheme)
     }
 }
 
@@ -114,95 +114,90 @@ impl<Sys: Odae<N, M>, const N: usize, const M: usize> Run for DaeStep<'_, Sys, N
     }
 }
 
-impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M, 0> for hamiltonian::State<N> {
-    fn advance<Meth: Method>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &Self,
-    ) -> Result<(Self, StepStats), Error> {
-        let start = Point {
-            t: state.t,
-            y: state.q,
-            z: state.p,
+/// The two state kinds of a DAE model, as a point `(t, y, z, λ)` of the DAE (2.11).
+trait DaePoint<const N: usize, const M: usize>: Sized {
+    fn point(&self) -> Point<N, M>;
+    fn from_point(p: Point<N, M>) -> Self;
+}
+
+impl<const N: usize, const M: usize> DaePoint<N, M> for hamiltonian::State<N> {
+    fn point(&self) -> Point<N, M> {
+        Point {
+            t: self.t,
+            y: self.q,
+            z: self.p,
             lambda: SVector::zeros(),
-        };
-        let (end, stats) = Meth::run(DaeStep {
-            sys,
-            h,
-            options,
-            start,
-        })?;
-        Ok((
-            hamiltonian::State {
-                t: end.t,
-                q: end.y,
-                p: end.z,
-            },
-            stats,
-        ))
+        }
     }
-    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
-        let (t, q, p) = project::project_odae(sys, state.t, &state.q, &state.p)?;
-        Ok(hamiltonian::State { t, q, p })
-    }
-    fn energy(sys: &Sys, state: &Self) -> f64 {
-        sys.energy(state.t, &state.q, &state.p).unwrap_or(f64::NAN)
-    }
-    fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
-        let (g, _) = sys.position_constraints(state.t, &state.q);
-        let w = sys.hidden_constraint(state.t, &state.q, &state.p).w;
-        (max_abs(&g), max_abs(&w))
+    fn from_point(p: Point<N, M>) -> Self {
+        hamiltonian::State {
+            t: p.t,
+            q: p.y,
+            p: p.z,
+        }
     }
 }
 
-impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M, 0> for dae::State<N, M> {
-    fn advance<Meth: Method>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &Self,
-    ) -> Result<(Self, StepStats), Error> {
-        let start = Point {
-            t: state.t,
-            y: state.y,
-            z: state.z,
-            lambda: state.lambda,
-        };
-        let (end, stats) = Meth::run(DaeStep {
-            sys,
-            h,
-            options,
-            start,
-        })?;
-        Ok((
-            dae::State {
-                t: end.t,
-                y: end.y,
-                z: end.z,
-                lambda: end.lambda,
-            },
-            stats,
-        ))
+impl<const N: usize, const M: usize> DaePoint<N, M> for dae::State<N, M> {
+    fn point(&self) -> Point<N, M> {
+        Point {
+            t: self.t,
+            y: self.y,
+            z: self.z,
+            lambda: self.lambda,
+        }
     }
-    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
-        let (t, y, z) = project::project_odae(sys, state.t, &state.y, &state.z)?;
-        Ok(dae::State {
-            t,
-            y,
-            z,
-            lambda: state.lambda,
-        })
-    }
-    fn energy(sys: &Sys, state: &Self) -> f64 {
-        sys.energy(state.t, &state.y, &state.z).unwrap_or(f64::NAN)
-    }
-    fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
-        let (g, _) = sys.position_constraints(state.t, &state.y);
-        let w = sys.hidden_constraint(state.t, &state.y, &state.z).w;
-        (max_abs(&g), max_abs(&w))
+    /// The multiplier of a projected state is the old one (a guess for the next step).
+    fn from_point(p: Point<N, M>) -> Self {
+        dae::State {
+            t: p.t,
+            y: p.y,
+            z: p.z,
+            lambda: p.lambda,
+        }
     }
 }
+
+/// `Advance` for a state kind of DAE models, through its [`DaePoint`] view.
+macro_rules! dae_advance {
+    ($state:ty) => {
+        impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M, 0> for $state {
+            fn advance<Meth: Method>(
+                sys: &Sys,
+                h: f64,
+                options: &Options,
+                state: &Self,
+            ) -> Result<(Self, StepStats), Error> {
+                let start: Point<N, M> = state.point();
+                let (end, stats) = Meth::run(DaeStep {
+                    sys,
+                    h,
+                    options,
+                    start,
+                })?;
+                Ok((Self::from_point(end), stats))
+            }
+            fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
+                let p: Point<N, M> = state.point();
+                let (t, y, z) = project::project_odae(sys, p.t, &p.y, &p.z)?;
+                Ok(Self::from_point(Point { t, y, z, ..p }))
+            }
+            fn energy(sys: &Sys, state: &Self) -> f64 {
+                let p: Point<N, M> = state.point();
+                sys.energy(p.t, &p.y, &p.z).unwrap_or(f64::NAN)
+            }
+            fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
+                let p: Point<N, M> = state.point();
+                let (g, _) = sys.position_constraints(p.t, &p.y);
+                let w = sys.hidden_constraint(p.t, &p.y, &p.z).w;
+                (max_abs(&g), max_abs(&w))
+            }
+        }
+    };
+}
+
+dae_advance!(hamiltonian::State<N>);
+dae_advance!(dae::State<N, M>);
 
 /// A model `Sys` stepped by the method `Meth` with a fixed step size.
 ///

@@ -7,10 +7,11 @@
 //! multipliers eliminated through the acceleration-level constraints).
 
 use nalgebra::{SMatrix, SVector};
-use spark_runtime::mixed_step::{residual_and_jacobian, system_len};
+use spark_runtime::mixed_step::system_len;
+use spark_runtime::step::Problem;
 use spark_runtime::{
-    step_mixed, ConstraintJacobian, DynamicsJacobian, GaussLobatto, Integrator, Lagrangian,
-    LobattoIIIAB, LobattoIIIABD, Method, Model, NonholonomicJacobian, Options, SparkTableau, State,
+    ConstraintJacobian, DynamicsJacobian, GaussLobatto, Integrator, Lagrangian, LobattoIIIAB,
+    LobattoIIIABD, Method, Model, NonholonomicJacobian, Options, SparkTableau, State,
     SymplecticEulerI, SymplecticEulerII, VelocityConstraintJacobian,
 };
 
@@ -343,7 +344,9 @@ where
     let steps = (t_end / h).round() as usize;
     let mut iterations = 0;
     for _ in 0..steps {
-        let (next, stats) = step_mixed::<Sys, N, M, K, S>(&tab, sys, h, &opts, &s).unwrap();
+        let (next, stats) = Problem::<Sys, N, M, K>::new(sys, h, &opts, &s)
+            .mixed::<S>(&tab)
+            .unwrap();
         s = next;
         iterations = iterations.max(stats.stage_iterations);
         res = res.max(check(&s));
@@ -391,7 +394,12 @@ fn check_jacobian_of<Sys, const N: usize, const M: usize, const K: usize, const 
         .collect();
     let mut r = vec![0.0; n];
     let mut jac = vec![0.0; n * n];
-    residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &x, &mut r, Some(&mut jac));
+    Problem::<Sys, N, M, K>::new(sys, h, &Options::default(), s0).mixed_residual(
+        &tab,
+        &x,
+        &mut r,
+        Some(&mut jac),
+    );
     let eps = 1e-6;
     let mut worst = 0.0f64;
     let scale = jac.iter().fold(1.0f64, |m, v| m.max(v.abs()));
@@ -400,8 +408,10 @@ fn check_jacobian_of<Sys, const N: usize, const M: usize, const K: usize, const 
         xp[c] += eps;
         xm[c] -= eps;
         let (mut rp, mut rm) = (vec![0.0; n], vec![0.0; n]);
-        residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &xp, &mut rp, None);
-        residual_and_jacobian::<Sys, N, M, K, S>(&tab, sys, h, s0, &xm, &mut rm, None);
+        Problem::<Sys, N, M, K>::new(sys, h, &Options::default(), s0)
+            .mixed_residual(&tab, &xp, &mut rp, None);
+        Problem::<Sys, N, M, K>::new(sys, h, &Options::default(), s0)
+            .mixed_residual(&tab, &xm, &mut rm, None);
         for row in 0..n {
             let fd = (rp[row] - rm[row]) / (2.0 * eps);
             let d = (fd - jac[row * n + c]).abs() / scale;
@@ -615,7 +625,8 @@ where
         .with_options(opts);
     let mut worst = 0.0f64;
     for _ in 0..30 {
-        a = step_mixed::<Pendulum, 2, 1, 0, S>(&tab, &Pendulum, h, &opts, &a)
+        a = Problem::<Pendulum, 2, 1, 0>::new(&Pendulum, h, &opts, &a)
+            .mixed::<S>(&tab)
             .unwrap()
             .0;
         holonomic.step(&mut b).unwrap();
@@ -637,7 +648,7 @@ fn inconsistent_k_is_rejected() {
     let tab = GaussLobatto::<2>::TABLEAU;
     let s = State::new(0.0, [1.0, 0.5, 0.0], [1.0, 1.0, 0.0]);
     assert!(matches!(
-        step_mixed::<Particle, 3, 0, 1, 2>(&tab, &Particle, 0.1, &Options::default(), &s),
+        Problem::<Particle, 3, 0, 1>::new(&Particle, 0.1, &Options::default(), &s).mixed::<2>(&tab),
         Err(spark_runtime::Error::InconsistentState { .. })
     ));
 }

@@ -4,10 +4,12 @@
 //! * [`layout`]: fixed-size flat buffers whose length is a sum of products of const generics;
 //! * `newton`: the convergence, stall and divergence tests shared by every solve, and the
 //!   simplified-then-full Newton fallback;
-//! * `dense_newton`: Newton's method on one monolithic system with a dense Jacobian.
+//! * `dense_newton`: Newton's method on one monolithic system with a dense Jacobian;
+//! * `saddle`: saddle-point systems `[[W, Bᵀ], [B, 0]]`.
 
 pub(crate) mod dense_newton;
 pub mod layout;
 pub mod lu;
 pub(crate) mod newton;
+pub(crate) mod saddle;
 pub(crate) mod vector;

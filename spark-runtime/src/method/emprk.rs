@@ -11,7 +11,7 @@ use crate::tableau::{collocation_matrix_with_zero, EmprkTableau, Scheme};
 /// `g_t + G v = 0` at every step end. It differs on models with nonholonomic constraints
 /// `k(t, q, v) = 0`: it enforces `k = 0` at the end of every step *and* at the `s − 1` interior
 /// Lobatto nodes of the step (SPARK enforces weighted averages of `k` at the Gauss stages
-/// instead), at the price of `(S − 1)·n` extra unknowns per step (see [`crate::emprk_step::step_emprk`]). Both
+/// instead), at the price of `(S − 1)·n` extra unknowns per step (see [`crate::step::Problem::emprk`]). Both
 /// methods have order `2S` (thesis Theorems 6.5.1/6.5.2, whose proofs are omitted there;
 /// measured for `S = 1, 2, 3` in `tests/emprk.rs`) and keep `g = 0`, `g_t + G v = 0` and
 /// `k = 0` at every step end. Neither conserves energy exactly on nonholonomic problems, but on

@@ -1,7 +1,7 @@
 //! The (s,s)-Gauss-Lobatto EMPRK method (Small 2011, Definition 6.2.1, §6.2.1) for Lagrangian
 //! systems with holonomic constraints `g(t, q) = 0` and nonholonomic constraints
 //! `k(t, q, v) = 0`: the method type [`Emprk`](crate::Emprk), its coefficients [`EmprkTableau`] and one step
-//! [`step_emprk`].
+//! [`Problem::emprk`].
 //!
 //! EMPRK ("extended modified partitioned Runge-Kutta") treats the holonomic constraints exactly
 //! as the Gauss-Lobatto SPARK method does, but instead of imposing `k = 0` at the step end plus
@@ -38,7 +38,7 @@
 //! SPARK step (`Ǎ = [[0,0],[½,½]]`, so E2' is SPARK's end-point equation and E5' is `k(t1) = 0`);
 //! without nonholonomic constraints `(q1, v1)` coincide with the SPARK step's for every `s` (the
 //! stages `Ṽ_1..Ṽ_{s−1}` then decouple); the internal Lobatto stages `(T̃_i, Q̃_i, Ṽ_i)` satisfy
-//! `k = 0` (see [`step_emprk_stages`]).
+//! `k = 0` (see [`Problem::emprk_stages`]).
 
 // The loops index stages, blocks and components the way the thesis writes its subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -50,11 +50,12 @@ use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
-use crate::options::{Options, StepStats};
+use crate::options::StepStats;
 use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
 };
-use crate::step::start::{check_consistent, StepStart};
+use crate::step::start::StepStart;
+use crate::step::Problem;
 use crate::tableau::EmprkTableau;
 
 /// Unknowns of the EMPRK solve, in this order: `V_1..V_S`, `Ṽ_1..Ṽ_S` (`Ṽ_S = v1`), `μ_0`,
@@ -95,276 +96,250 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
 /// Evaluates the residual `r = F(x)` of E1, E2', E3, E4, E5' at the flat unknown vector `x` and,
 /// if asked, the exact Jacobian `∂F/∂x` (row-major) into `jac`. Returns the Lobatto stage
 /// coordinates `Q̃_1..Q̃_S`.
-fn assemble<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    et: &EmprkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    start: &StepStart<N, M>,
-    x: &[f64],
-    r: &mut [f64],
-    jac: Option<&mut [f64]>,
-) -> [SVector<f64, N>; S] {
-    type O<const N: usize, const M: usize, const K: usize, const S: usize> = Offsets<N, M, K, S>;
-    let tab = &et.spark;
-    let len = system_len::<N, M, K, S>();
-    let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
-    let vs: [SVector<f64, N>; S] =
-        core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
-    let vts: [SVector<f64, N>; S] =
-        core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::vt(i) + a]));
-    let mu0 = SVector::<f64, M>::from_fn(|l, _| x[O::<N, M, K, S>::mu(0) + l]);
-    let mus: [SVector<f64, M>; S] =
-        core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
-    let nus: [SVector<f64, K>; S] =
-        core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'_, Sys, N, M, K>
+{
+    fn assemble_emprk<const S: usize>(
+        &self,
+        et: &EmprkTableau<S>,
+        start: &StepStart<N, M>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) -> [SVector<f64, N>; S] {
+        let (sys, h) = (self.sys, self.h);
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        let tab = &et.spark;
+        let len = system_len::<N, M, K, S>();
+        let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
+        let vs: [SVector<f64, N>; S] =
+            core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
+        let vts: [SVector<f64, N>; S] =
+            core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::vt(i) + a]));
+        let mu0 = SVector::<f64, M>::from_fn(|l, _| x[O::<N, M, K, S>::mu(0) + l]);
+        let mus: [SVector<f64, M>; S] =
+            core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
+        let nus: [SVector<f64, K>; S] =
+            core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
 
-    let combine = |coef: &[f64; S]| {
-        let mut q = q0;
-        for j in 0..S {
-            q += vs[j] * (h * coef[j]);
-        }
-        q
-    };
-    let qts: [SVector<f64, N>; S] = core::array::from_fn(|i| combine(&tab.a_bar[i]));
-    let tts: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
-    // Gauss stages: forces and nonholonomic reactions.
-    let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
-        sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
-    });
-    let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
-        sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
-    });
-    // Lobatto nodes j = 1..S (slot j-1): holonomic reactions and constraints, momenta and k.
-    let cons: [ConstraintJacobian<N, M>; S] =
-        core::array::from_fn(|j| sys.constraint_jacobian(tts[j], &qts[j], &mus[j]));
-    let dlob: [DynamicsJacobian<N>; S] =
-        core::array::from_fn(|i| sys.dynamics_jacobian(tts[i], &qts[i], &vts[i]));
-    let klob: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
-        sys.nonholonomic_jacobian(tts[i], &qts[i], &vts[i], &SVector::zeros())
-    });
-    let w1 = sys.velocity_constraint_jacobian(tts[S - 1], &qts[S - 1], &vts[S - 1]);
-
-    let ev = StageEvaluations {
-        h,
-        a: &tab.a,
-        a_bar: &tab.a_bar,
-        p0: &p0,
-        gq0: &gq0,
-        mu0: &mu0,
-        dyns: &dyns,
-        nhs: &nhs,
-        nus: &nus,
-        cons: &cons,
-        mus: &mus,
-    };
-    // E1 (rows of V_i): the SPARK stage weights; E2' (rows of Ṽ_i): the Lobatto stages, with
-    // the forces and nonholonomic reactions of the Gauss stages weighted by Ā and the
-    // holonomic reactions by Ǎ.
-    let stage = |i: usize| {
-        let w = MomentumWeights {
-            force: &tab.a_hat[i],
-            nonholonomic: &tab.a_hat[i],
-            start: tab.a_til0[i],
-            lobatto: &tab.a_til[i],
+        let combine = |coef: &[f64; S]| {
+            let mut q = q0;
+            for j in 0..S {
+                q += vs[j] * (h * coef[j]);
+            }
+            q
         };
-        (O::<N, M, K, S>::v(i), &dyns[i], &tab.a[i], w)
-    };
-    let lobatto_stage = |i: usize| {
-        let w = MomentumWeights {
-            force: &tab.a_bar[i],
-            nonholonomic: &tab.a_bar[i],
-            start: et.a_chk0[i],
-            lobatto: &et.a_chk[i],
-        };
-        (O::<N, M, K, S>::vt(i), &dlob[i], &tab.a_bar[i], w)
-    };
-    for (at, d, _, w) in (0..S).map(stage).chain((0..S).map(lobatto_stage)) {
-        let rho = ev.momentum_residual(&d.p, &w);
-        r[at..at + N].copy_from_slice(rho.as_slice());
-    }
-    // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j).
-    for l in 0..M {
-        r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
-        for j in 0..S {
-            r[O::<N, M, K, S>::mu(j + 1) + l] = cons[j].g[l] / h;
-        }
-    }
-    // E5': k at the Lobatto nodes 1..S (rows of ν_j).
-    for i in 0..S {
-        for l in 0..K {
-            r[O::<N, M, K, S>::nu(i) + l] = klob[i].k[l];
-        }
-    }
+        let qts: [SVector<f64, N>; S] = core::array::from_fn(|i| combine(&tab.a_bar[i]));
+        let tts: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
+        // Gauss stages: forces and nonholonomic reactions.
+        let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
+            sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
+        });
+        let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
+            sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
+        });
+        // Lobatto nodes j = 1..S (slot j-1): holonomic reactions and constraints, momenta and k.
+        let cons: [ConstraintJacobian<N, M>; S] =
+            core::array::from_fn(|j| sys.constraint_jacobian(tts[j], &qts[j], &mus[j]));
+        let dlob: [DynamicsJacobian<N>; S] =
+            core::array::from_fn(|i| sys.dynamics_jacobian(tts[i], &qts[i], &vts[i]));
+        let klob: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
+            sys.nonholonomic_jacobian(tts[i], &qts[i], &vts[i], &SVector::zeros())
+        });
+        let w1 = sys.velocity_constraint_jacobian(tts[S - 1], &qts[S - 1], &vts[S - 1]);
 
-    let Some(jm) = jac else { return qts };
-    jm.fill(0.0);
-    let cols = ReactionColumns {
-        start: Some(O::<N, M, K, S>::mu(0)),
-        lobatto: O::<N, M, K, S>::mu(1),
-        nonholonomic: O::<N, M, K, S>::nu(0),
-    };
-    for (at, d, own_coef, w) in (0..S).map(stage).chain((0..S).map(lobatto_stage)) {
-        ev.add_momentum_row(jm, len, at, (at, d, own_coef), &w, &cols);
-    }
-    // E4 and E3.
-    let (mu_row, end_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::vt(S - 1));
-    add_hidden_constraint_row(jm, len, mu_row, end_col, &w1, h, &tab.b);
-    ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), S);
-    // E5'.
-    for i in 0..S {
-        add_block(
-            jm,
-            len,
-            O::<N, M, K, S>::nu(i),
-            O::<N, M, K, S>::vt(i),
-            &klob[i].kv,
-            1.0,
-        );
-        for l in 0..S {
+        let ev = StageEvaluations {
+            h,
+            a: &tab.a,
+            a_bar: &tab.a_bar,
+            p0: &p0,
+            gq0: &gq0,
+            mu0: &mu0,
+            dyns: &dyns,
+            nhs: &nhs,
+            nus: &nus,
+            cons: &cons,
+            mus: &mus,
+        };
+        // E1 (rows of V_i): the SPARK stage weights; E2' (rows of Ṽ_i): the Lobatto stages, with
+        // the forces and nonholonomic reactions of the Gauss stages weighted by Ā and the
+        // holonomic reactions by Ǎ.
+        let stage = |i: usize| {
+            let w = MomentumWeights {
+                force: &tab.a_hat[i],
+                nonholonomic: &tab.a_hat[i],
+                start: tab.a_til0[i],
+                lobatto: &tab.a_til[i],
+            };
+            (O::<N, M, K, S>::v(i), &dyns[i], &tab.a[i], w)
+        };
+        let lobatto_stage = |i: usize| {
+            let w = MomentumWeights {
+                force: &tab.a_bar[i],
+                nonholonomic: &tab.a_bar[i],
+                start: et.a_chk0[i],
+                lobatto: &et.a_chk[i],
+            };
+            (O::<N, M, K, S>::vt(i), &dlob[i], &tab.a_bar[i], w)
+        };
+        for (at, d, _, w) in (0..S).map(stage).chain((0..S).map(lobatto_stage)) {
+            let rho = ev.momentum_residual(&d.p, &w);
+            r[at..at + N].copy_from_slice(rho.as_slice());
+        }
+        // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j).
+        for l in 0..M {
+            r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
+            for j in 0..S {
+                r[O::<N, M, K, S>::mu(j + 1) + l] = cons[j].g[l] / h;
+            }
+        }
+        // E5': k at the Lobatto nodes 1..S (rows of ν_j).
+        for i in 0..S {
+            for l in 0..K {
+                r[O::<N, M, K, S>::nu(i) + l] = klob[i].k[l];
+            }
+        }
+
+        let Some(jm) = jac else { return qts };
+        jm.fill(0.0);
+        let cols = ReactionColumns {
+            start: Some(O::<N, M, K, S>::mu(0)),
+            lobatto: O::<N, M, K, S>::mu(1),
+            nonholonomic: O::<N, M, K, S>::nu(0),
+        };
+        for (at, d, own_coef, w) in (0..S).map(stage).chain((0..S).map(lobatto_stage)) {
+            ev.add_momentum_row(jm, len, at, (at, d, own_coef), &w, &cols);
+        }
+        // E4 and E3.
+        let (mu_row, end_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::vt(S - 1));
+        add_hidden_constraint_row(jm, len, mu_row, end_col, &w1, h, &tab.b);
+        ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), S);
+        // E5'.
+        for i in 0..S {
             add_block(
                 jm,
                 len,
                 O::<N, M, K, S>::nu(i),
-                O::<N, M, K, S>::v(l),
-                &klob[i].kq,
-                h * tab.a_bar[i][l],
+                O::<N, M, K, S>::vt(i),
+                &klob[i].kv,
+                1.0,
             );
-        }
-    }
-    qts
-}
-
-/// Residual and exact Jacobian of the EMPRK step's equations at the flat unknown vector `x`
-/// (layout: `V_1..V_S`, `Ṽ_1..Ṽ_S`, `hΛ_0..hΛ_S`, `hΨ_1..hΨ_S`; length [`system_len`]), for
-/// testing the Jacobian against finite differences.
-#[doc(hidden)]
-pub fn residual_and_jacobian<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &EmprkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    state: &State<N>,
-    x: &[f64],
-    r: &mut [f64],
-    jac: Option<&mut [f64]>,
-) {
-    let start = StepStart::at(sys, state);
-    assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
-}
-
-/// Advances `state` by `h` with the (s,s)-Gauss-Lobatto EMPRK method `tab` (normally
-/// `Emprk::<S>::TABLEAU`) on a system with holonomic and nonholonomic constraints. Nothing is
-/// modified on error.
-///
-/// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
-/// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
-/// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
-/// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. Simplified Newton with the
-/// exact Jacobian at the starting iterate, full Newton if that converges slowly
-/// (`Options::simplified_newton`); the iteration count is reported in
-/// `StepStats::stage_iterations`. Errors: [`Error::NonFiniteState`],
-/// [`Error::InconsistentState`], [`Error::SingularJacobian`], [`Error::Diverged`],
-/// [`Error::NoConvergence`] (all with `Phase::Stages`).
-pub fn step_emprk<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &EmprkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    options: &Options,
-    state: &State<N>,
-) -> Result<(State<N>, StepStats), Error> {
-    step_emprk_stages(tab, sys, h, options, state).map(|(next, _, stats)| (next, stats))
-}
-
-/// [`step_emprk`], also returning the Lobatto stages `(T̃_i, Q̃_i, Ṽ_i)`, `i = 1..S` (the last
-/// one is the new state), for checking that they satisfy `k = 0`.
-#[doc(hidden)]
-pub fn step_emprk_stages<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &EmprkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    options: &Options,
-    state: &State<N>,
-) -> Result<(State<N>, [State<N>; S], StepStats), Error> {
-    if !state.is_finite() {
-        return Err(Error::NonFiniteState);
-    }
-    let (t0, q0, v0) = (state.t, state.q, state.v);
-
-    // Consistency of g, the hidden constraint and k at the step start.
-    let gq0 = check_consistent(sys, state, options)?;
-    let start = StepStart::new(sys, state, gq0);
-
-    type L<const N: usize, const M: usize, const K: usize, const S: usize> =
-        EmprkLayout<N, M, K, S>;
-    let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
-    let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
-        options,
-        &problem,
-        |x| {
-            for i in 0..2 * S {
-                x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+            for l in 0..S {
+                add_block(
+                    jm,
+                    len,
+                    O::<N, M, K, S>::nu(i),
+                    O::<N, M, K, S>::v(l),
+                    &klob[i].kq,
+                    h * tab.a_bar[i][l],
+                );
             }
-        },
-        |x, r, jac| {
-            assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
-        },
-    )?;
-    let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
-    let et = &tab.spark;
-    let stages: [State<N>; S] = core::array::from_fn(|i| {
-        let mut q = q0;
+        }
+        qts
+    }
+
+    /// Residual and exact Jacobian of the EMPRK step's equations at the flat unknown vector `x`
+    /// (layout: `V_1..V_S`, `Ṽ_1..Ṽ_S`, `hΛ_0..hΛ_S`, `hΨ_1..hΨ_S`; length [`system_len`]), for
+    /// testing the Jacobian against finite differences.
+    #[doc(hidden)]
+    pub fn emprk_residual<const S: usize>(
+        &self,
+        tab: &EmprkTableau<S>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        let start = StepStart::at(self.sys, self.state);
+        self.assemble_emprk(tab, &start, x, r, jac);
+    }
+
+    /// Advances `state` by `h` with the (s,s)-Gauss-Lobatto EMPRK method `tab` (normally
+    /// `Emprk::<S>::TABLEAU`) on a system with holonomic and nonholonomic constraints. Nothing is
+    /// modified on error.
+    ///
+    /// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
+    /// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
+    /// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
+    /// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. Simplified Newton with the
+    /// exact Jacobian at the starting iterate, full Newton if that converges slowly
+    /// (`Options::simplified_newton`); the iteration count is reported in
+    /// `StepStats::stage_iterations`. Errors: [`Error::NonFiniteState`],
+    /// [`Error::InconsistentState`], [`Error::SingularJacobian`], [`Error::Diverged`],
+    /// [`Error::NoConvergence`] (all with `Phase::Stages`).
+    pub fn emprk<const S: usize>(
+        &self,
+        tab: &EmprkTableau<S>,
+    ) -> Result<(State<N>, StepStats), Error> {
+        self.emprk_stages(tab).map(|(next, _, stats)| (next, stats))
+    }
+
+    /// [`Problem::emprk`], also returning the Lobatto stages `(T̃_i, Q̃_i, Ṽ_i)`, `i = 1..S` (the last
+    /// one is the new state), for checking that they satisfy `k = 0`.
+    #[doc(hidden)]
+    pub fn emprk_stages<const S: usize>(
+        &self,
+        tab: &EmprkTableau<S>,
+    ) -> Result<(State<N>, [State<N>; S], StepStats), Error> {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        if !state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+
+        // Consistency of g, the hidden constraint and k at the step start.
+        let gq0 = self.check_consistent()?;
+        let start = StepStart::new(sys, state, gq0);
+
+        type L<const N: usize, const M: usize, const K: usize, const S: usize> =
+            EmprkLayout<N, M, K, S>;
+        let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
+        let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
+            options,
+            &problem,
+            |x| {
+                for i in 0..2 * S {
+                    x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+                }
+            },
+            |x, r, jac| {
+                self.assemble_emprk(tab, &start, x, r, jac);
+            },
+        )?;
+        let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+        let et = &tab.spark;
+        let stages: [State<N>; S] = core::array::from_fn(|i| {
+            let mut q = q0;
+            for j in 0..S {
+                for a in 0..N {
+                    q[a] += h * et.a_bar[i][j] * x[j * N + a];
+                }
+            }
+            State {
+                t: t0 + et.c_lob[i] * h,
+                q,
+                v: SVector::from_fn(|a, _| x[(S + i) * N + a]),
+            }
+        });
+        let mut q1 = q0;
         for j in 0..S {
             for a in 0..N {
-                q[a] += h * et.a_bar[i][j] * x[j * N + a];
+                q1[a] += h * et.b[j] * x[j * N + a];
             }
         }
-        State {
-            t: t0 + et.c_lob[i] * h,
-            q,
-            v: SVector::from_fn(|a, _| x[(S + i) * N + a]),
+        let next = State {
+            t: t0 + h,
+            q: q1,
+            v: stages[S - 1].v,
         }
-    });
-    let mut q1 = q0;
-    for j in 0..S {
-        for a in 0..N {
-            q1[a] += h * et.b[j] * x[j * N + a];
-        }
+        .checked()?;
+        Ok((
+            next,
+            stages,
+            StepStats {
+                stage_iterations: iterations,
+                end_iterations: 0,
+            },
+        ))
     }
-    let next = State {
-        t: t0 + h,
-        q: q1,
-        v: stages[S - 1].v,
-    }
-    .checked()?;
-    Ok((
-        next,
-        stages,
-        StepStats {
-            stage_iterations: iterations,
-            end_iterations: 0,
-        },
-    ))
 }

@@ -35,9 +35,10 @@ use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, MassForce, VelocityConstraint};
 use crate::model::{Lagrangian, State};
-use crate::options::{Options, StepStats};
+use crate::options::StepStats;
 use crate::step::stage_matrix::{EndMatrix, StageMatrix};
 use crate::step::start::inconsistency;
+use crate::step::Problem;
 use crate::tableau::SparkTableau;
 
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.
@@ -313,288 +314,289 @@ fn predict_motion<
     }
 }
 
-/// Advances `state` by `h` with the SPARK method `tab`; nothing is modified on error.
-pub(crate) fn step<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &SparkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    options: &Options,
-    state: &State<N>,
-) -> Result<(State<N>, StepStats), Error> {
-    let st = tab.s_tilde;
-    {
-        if !state.is_finite() {
-            return Err(Error::NonFiniteState);
-        }
-        let (t0, q0, v0) = (state.t, state.q, state.v);
-        let zero_m = SVector::<f64, M>::zeros();
-
-        // Step-start quantities: reaction direction at q0, consistency, momentum.
-        let start = sys.velocity_constraint(t0, &q0, &v0);
-        let g0 = sys.constraints(t0, &q0);
-        let gq0 = &start.gq;
-        let (pos, vel) = inconsistency(&g0, &start.w, gq0);
-        let tol_c = options.consistency_tolerance;
-        if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
-            return Err(Error::InconsistentState {
-                position: pos,
-                velocity: vel,
-            });
-        }
-        // Simplified Newton's block-structured iteration matrix, from the step start (see
-        // `stage_matrix`); `None` when it is singular (full Newton then).
-        let (d0, approx) = if options.simplified_newton {
-            let d0 = sys.mass_force(t0, &q0, &v0);
-            let q_mid = q0 + v0 * (0.5 * h);
-            let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
-            let approx = StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok();
-            (d0, approx)
-        } else {
-            let (p, f) = sys.momentum_force(t0, &q0, &v0);
-            let d0 = MassForce {
-                p,
-                f,
-                ..MassForce::default()
-            };
-            (d0, None)
-        };
-        let guess = approx
-            .as_ref()
-            .and_then(|a| predict_motion(sys, a, h, state, &d0, &start));
-        let p0 = d0.p;
-
-        let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
-        let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
-        // The coefficients the iterations use, times h, once per step.
-        let scaled = |coef: &[[f64; S]; S]| -> [[f64; S]; S] {
-            core::array::from_fn(|i| core::array::from_fn(|j| h * coef[i][j]))
-        };
-        let (h_a, h_a_bar, h_a_hat) = (scaled(&tab.a), scaled(&tab.a_bar), scaled(&tab.a_hat));
-        let inv_h = 1.0 / h;
-        let positions = |vs: &[SVector<f64, N>; S], h_coef: &[[f64; S]; S], i: usize| {
-            let mut q = q0;
-            for j in 0..S {
-                q += vs[j] * h_coef[i][j];
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'_, Sys, N, M, K>
+{
+    /// The two-phase step of the SPARK method `tab` (the model's nonholonomic constraints, if any,
+    /// are ignored: the step layer sends only `K = 0` models here); nothing is modified on error.
+    pub fn holonomic<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+    ) -> Result<(State<N>, StepStats), Error> {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        let st = tab.s_tilde;
+        {
+            if !state.is_finite() {
+                return Err(Error::NonFiniteState);
             }
-            q
-        };
-        // Rounding level of the stage velocities: 64 ε (|V| + |q0|/h).
-        let position_noise = max_abs(&q0) * inv_h.abs();
+            let (t0, q0, v0) = (state.t, state.q, state.v);
+            let zero_m = SVector::<f64, M>::zeros();
 
-        // ---- stage solve -------------------------------------------------------------------
-        // A linearly convergent iteration stops with about the tolerance left, while full
-        // Newton's last quadratic step leaves far less: the simplified iteration is asked for
-        // `SIMPLIFIED_MARGIN` times the tolerance (one digit more; with it the chains of
-        // `examples/chain_bench.rs` keep |g| at 1e-16, without it at 4e-14, and a second digit
-        // costs one more iteration per step without a visible change in the results).
-        let tolerance = |simplified: bool| {
-            if simplified {
-                options.tolerance * SIMPLIFIED_MARGIN
-            } else {
-                options.tolerance
-            }
-        };
-        // Simplified Newton first (iteration matrix assembled and factored once, at the starting
-        // iterate); if that iteration fails to converge, full Newton from the same start.
-        let solve_stages = |simplified: bool| -> Result<StageSolution<N, M>, Error> {
-            let mut vs = [v0; S];
-            let mut mu = [zero_m; S];
-            if let Some(motion) = &guess {
-                for i in 0..S {
-                    vs[i] += motion.velocity_change(h, tab.c[i]);
-                    if i < st {
-                        let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
-                        mu[i] = motion.impulse(h, c);
-                    }
-                }
-            }
-            let mut cons = [(zero_m, SMatrix::<f64, M, N>::zeros()); S];
-            let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-            let mut converged = false;
-            let approx = if simplified {
-                match &approx {
-                    Some(a) => Some(a),
-                    None => return Err(slow(Phase::Stages, 0)),
-                }
-            } else {
-                None
-            };
-            loop {
-                let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| positions(&vs, &h_a, i));
-                let qls: [SVector<f64, N>; S] =
-                    core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
-                for i in 0..st {
-                    cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
-                }
-                if converged {
-                    // What the end point needs: forces at the converged stages, the reactions
-                    // of the stage multipliers, G at q1.
-                    let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
-                    for j in 0..S {
-                        known -= sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
-                    }
-                    for j in 1..st {
-                        known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
-                    }
-                    return Ok(StageSolution {
-                        v_last: vs[S - 1],
-                        q1: qls[st - 1],
-                        gq1: cons[st - 1].1,
-                        known,
-                        iterations: monitor.iterations(),
-                    });
-                }
-                let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
-                    core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
-
-                // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
-                // multiplier slots (s̃ < S) get the trivial equation μ = 0.
-                let mut rv = [SVector::<f64, N>::zeros(); S];
-                let mut rmu = [zero_m; S];
-                // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
-                let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
-                    if j == 0 {
-                        gq0.tr_mul(&mu[0])
-                    } else if j < st {
-                        cons[j - 1].1.tr_mul(&mu[j])
-                    } else {
-                        SVector::zeros()
-                    }
+            // Step-start quantities: reaction direction at q0, consistency, momentum.
+            let start = sys.velocity_constraint(t0, &q0, &v0);
+            let g0 = sys.constraints(t0, &q0);
+            let gq0 = &start.gq;
+            let (pos, vel) = inconsistency(&g0, &start.w, gq0);
+            let tol_c = options.consistency_tolerance;
+            if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
+                return Err(Error::InconsistentState {
+                    position: pos,
+                    velocity: vel,
                 });
-                for i in 0..S {
-                    let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
-                    for j in 0..S {
-                        rho -= pf[j].1 * h_a_hat[i][j];
-                    }
-                    for j in 1..st {
-                        rho += reactions[j] * tab.a_til[i][j - 1];
-                    }
-                    rv[i] = -rho;
-                    rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
-                }
-                if let Some(approx) = approx {
-                    approx.solve(tab, &mut rv, &mut rmu);
-                } else {
-                    let stages = StageIterate {
-                        times: &times,
-                        lobatto_times: &lobatto_times,
-                        qs: &qs,
-                        qls: &qls,
-                        vs: &vs,
-                        mu: &mu,
-                    };
-                    exact_correction(tab, sys, h, &stages, gq0, &mut rv, &mut rmu)
-                        .map_err(|_| monitor.singular())?;
-                }
-                let mut delta = 0.0f64;
-                for i in 0..S {
-                    vs[i] += rv[i];
-                    delta = delta.max(max_abs(&rv[i]));
-                    mu[i] += rmu[i];
-                }
-                let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
-                if vscale == 0.0 {
-                    converged = true;
-                    continue;
-                }
-                let unit = tolerance(simplified) * vscale;
-                let noise = 64.0 * f64::EPSILON * (vscale + position_noise);
-                if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                    converged = true;
-                } else if simplified && monitor.is_slow() {
-                    return Err(slow(Phase::Stages, monitor.iterations()));
-                }
             }
-        };
-        let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
-        let stage_iterations = stages.iterations + fallback_iterations;
-
-        // ---- end-point solve ---------------------------------------------------------------
-        let t1 = t0 + h;
-        let (q1, gq1, known) = (&stages.q1, &stages.gq1, &stages.known);
-        let weight = tab.b_lob[st - 1];
-        // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
-        // eliminating the velocity block (once per solve when simplified). A mass matrix equal
-        // to the step start's is not factored again.
-        let solve_end = |simplified: bool| -> Result<(SVector<f64, N>, u32), Error> {
-            let mut v1 = stages.v_last;
-            let mut mu_end = zero_m;
-            let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
-            let mut matrix: Option<EndMatrix<N, M>> = None;
-            let mut own_mass: Option<Factored<N>> = None;
-            loop {
-                let w = sys.velocity_constraint(t1, q1, &v1);
-                let p = if matrix.is_none() || !simplified {
-                    // A constant mass matrix (declared by the model, or found equal to the step
-                    // start's) is not evaluated or factored again.
-                    let p = if approx.is_some() && Sys::CONSTANT_MASS {
-                        own_mass = None;
-                        sys.momentum_force(t1, q1, &v1).0
-                    } else {
-                        let d = sys.mass_force(t1, q1, &v1);
-                        let same = approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
-                        own_mass = if same {
-                            None
-                        } else {
-                            Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
-                        };
-                        d.p
-                    };
-                    let mass = end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
-                    matrix = Some(
-                        EndMatrix::new(mass, weight, gq1, &w.gq).map_err(|_| monitor.singular())?,
-                    );
-                    p
-                } else {
-                    sys.momentum_force(t1, q1, &v1).0
+            // Simplified Newton's block-structured iteration matrix, from the step start (see
+            // `stage_matrix`); `None` when it is singular (full Newton then).
+            let (d0, approx) = if options.simplified_newton {
+                let d0 = sys.mass_force(t0, &q0, &v0);
+                let q_mid = q0 + v0 * (0.5 * h);
+                let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
+                let approx = StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok();
+                (d0, approx)
+            } else {
+                let (p, f) = sys.momentum_force(t0, &q0, &v0);
+                let d0 = MassForce {
+                    p,
+                    f,
+                    ..MassForce::default()
                 };
-                let rho = p + known + gq1.tr_mul(&mu_end) * weight;
-                let mut dv = -rho;
-                let mut dmu = -w.w;
-                if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
-                    m.solve(mass, &mut dv, &mut dmu);
+                (d0, None)
+            };
+            let guess = approx
+                .as_ref()
+                .and_then(|a| predict_motion(sys, a, h, state, &d0, &start));
+            let p0 = d0.p;
+
+            let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
+            let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
+            // The coefficients the iterations use, times h, once per step.
+            let scaled = |coef: &[[f64; S]; S]| -> [[f64; S]; S] {
+                core::array::from_fn(|i| core::array::from_fn(|j| h * coef[i][j]))
+            };
+            let (h_a, h_a_bar, h_a_hat) = (scaled(&tab.a), scaled(&tab.a_bar), scaled(&tab.a_hat));
+            let inv_h = 1.0 / h;
+            let positions = |vs: &[SVector<f64, N>; S], h_coef: &[[f64; S]; S], i: usize| {
+                let mut q = q0;
+                for j in 0..S {
+                    q += vs[j] * h_coef[i][j];
                 }
-                v1 += dv;
-                mu_end += dmu;
-                let delta = max_abs(&dv);
-                if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
-                    // Linear equations and the exact matrix: this one step solves them.
-                    return Ok((v1, 1));
+                q
+            };
+            // Rounding level of the stage velocities: 64 ε (|V| + |q0|/h).
+            let position_noise = max_abs(&q0) * inv_h.abs();
+
+            // ---- stage solve -------------------------------------------------------------------
+            // A linearly convergent iteration stops with about the tolerance left, while full
+            // Newton's last quadratic step leaves far less: the simplified iteration is asked for
+            // `SIMPLIFIED_MARGIN` times the tolerance (one digit more; with it the chains of
+            // `examples/chain_bench.rs` keep |g| at 1e-16, without it at 4e-14, and a second digit
+            // costs one more iteration per step without a visible change in the results).
+            let tolerance = |simplified: bool| {
+                if simplified {
+                    options.tolerance * SIMPLIFIED_MARGIN
+                } else {
+                    options.tolerance
                 }
-                let vscale = max_abs(&v1).max(max_abs(&v0));
-                if vscale == 0.0 {
-                    return Ok((v1, monitor.iterations()));
+            };
+            // Simplified Newton first (iteration matrix assembled and factored once, at the starting
+            // iterate); if that iteration fails to converge, full Newton from the same start.
+            let solve_stages = |simplified: bool| -> Result<StageSolution<N, M>, Error> {
+                let mut vs = [v0; S];
+                let mut mu = [zero_m; S];
+                if let Some(motion) = &guess {
+                    for i in 0..S {
+                        vs[i] += motion.velocity_change(h, tab.c[i]);
+                        if i < st {
+                            let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
+                            mu[i] = motion.impulse(h, c);
+                        }
+                    }
                 }
-                let unit = tolerance(simplified) * vscale;
-                let noise = 64.0 * f64::EPSILON * vscale;
-                if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                    return Ok((v1, monitor.iterations()));
-                } else if simplified && monitor.is_slow() {
-                    return Err(slow(Phase::EndPoint, monitor.iterations()));
+                let mut cons = [(zero_m, SMatrix::<f64, M, N>::zeros()); S];
+                let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+                let mut converged = false;
+                let approx = if simplified {
+                    match &approx {
+                        Some(a) => Some(a),
+                        None => return Err(slow(Phase::Stages, 0)),
+                    }
+                } else {
+                    None
+                };
+                loop {
+                    let qs: [SVector<f64, N>; S] =
+                        core::array::from_fn(|i| positions(&vs, &h_a, i));
+                    let qls: [SVector<f64, N>; S] =
+                        core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
+                    for i in 0..st {
+                        cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
+                    }
+                    if converged {
+                        // What the end point needs: forces at the converged stages, the reactions
+                        // of the stage multipliers, G at q1.
+                        let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
+                        for j in 0..S {
+                            known -=
+                                sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
+                        }
+                        for j in 1..st {
+                            known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
+                        }
+                        return Ok(StageSolution {
+                            v_last: vs[S - 1],
+                            q1: qls[st - 1],
+                            gq1: cons[st - 1].1,
+                            known,
+                            iterations: monitor.iterations(),
+                        });
+                    }
+                    let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
+                        core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
+
+                    // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
+                    // multiplier slots (s̃ < S) get the trivial equation μ = 0.
+                    let mut rv = [SVector::<f64, N>::zeros(); S];
+                    let mut rmu = [zero_m; S];
+                    // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
+                    let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
+                        if j == 0 {
+                            gq0.tr_mul(&mu[0])
+                        } else if j < st {
+                            cons[j - 1].1.tr_mul(&mu[j])
+                        } else {
+                            SVector::zeros()
+                        }
+                    });
+                    for i in 0..S {
+                        let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
+                        for j in 0..S {
+                            rho -= pf[j].1 * h_a_hat[i][j];
+                        }
+                        for j in 1..st {
+                            rho += reactions[j] * tab.a_til[i][j - 1];
+                        }
+                        rv[i] = -rho;
+                        rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
+                    }
+                    if let Some(approx) = approx {
+                        approx.solve(tab, &mut rv, &mut rmu);
+                    } else {
+                        let stages = StageIterate {
+                            times: &times,
+                            lobatto_times: &lobatto_times,
+                            qs: &qs,
+                            qls: &qls,
+                            vs: &vs,
+                            mu: &mu,
+                        };
+                        exact_correction(tab, sys, h, &stages, gq0, &mut rv, &mut rmu)
+                            .map_err(|_| monitor.singular())?;
+                    }
+                    let mut delta = 0.0f64;
+                    for i in 0..S {
+                        vs[i] += rv[i];
+                        delta = delta.max(max_abs(&rv[i]));
+                        mu[i] += rmu[i];
+                    }
+                    let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
+                    if vscale == 0.0 {
+                        converged = true;
+                        continue;
+                    }
+                    let unit = tolerance(simplified) * vscale;
+                    let noise = 64.0 * f64::EPSILON * (vscale + position_noise);
+                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                        converged = true;
+                    } else if simplified && monitor.is_slow() {
+                        return Err(slow(Phase::Stages, monitor.iterations()));
+                    }
                 }
+            };
+            let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
+            let stage_iterations = stages.iterations + fallback_iterations;
+
+            // ---- end-point solve ---------------------------------------------------------------
+            let t1 = t0 + h;
+            let (q1, gq1, known) = (&stages.q1, &stages.gq1, &stages.known);
+            let weight = tab.b_lob[st - 1];
+            // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
+            // eliminating the velocity block (once per solve when simplified). A mass matrix equal
+            // to the step start's is not factored again.
+            let solve_end = |simplified: bool| -> Result<(SVector<f64, N>, u32), Error> {
+                let mut v1 = stages.v_last;
+                let mut mu_end = zero_m;
+                let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
+                let mut matrix: Option<EndMatrix<N, M>> = None;
+                let mut own_mass: Option<Factored<N>> = None;
+                loop {
+                    let w = sys.velocity_constraint(t1, q1, &v1);
+                    let p = if matrix.is_none() || !simplified {
+                        // A constant mass matrix (declared by the model, or found equal to the step
+                        // start's) is not evaluated or factored again.
+                        let p = if approx.is_some() && Sys::CONSTANT_MASS {
+                            own_mass = None;
+                            sys.momentum_force(t1, q1, &v1).0
+                        } else {
+                            let d = sys.mass_force(t1, q1, &v1);
+                            let same = approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
+                            own_mass = if same {
+                                None
+                            } else {
+                                Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
+                            };
+                            d.p
+                        };
+                        let mass =
+                            end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
+                        matrix = Some(
+                            EndMatrix::new(mass, weight, gq1, &w.gq)
+                                .map_err(|_| monitor.singular())?,
+                        );
+                        p
+                    } else {
+                        sys.momentum_force(t1, q1, &v1).0
+                    };
+                    let rho = p + known + gq1.tr_mul(&mu_end) * weight;
+                    let mut dv = -rho;
+                    let mut dmu = -w.w;
+                    if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
+                        m.solve(mass, &mut dv, &mut dmu);
+                    }
+                    v1 += dv;
+                    mu_end += dmu;
+                    let delta = max_abs(&dv);
+                    if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
+                        // Linear equations and the exact matrix: this one step solves them.
+                        return Ok((v1, 1));
+                    }
+                    let vscale = max_abs(&v1).max(max_abs(&v0));
+                    if vscale == 0.0 {
+                        return Ok((v1, monitor.iterations()));
+                    }
+                    let unit = tolerance(simplified) * vscale;
+                    let noise = 64.0 * f64::EPSILON * vscale;
+                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                        return Ok((v1, monitor.iterations()));
+                    } else if simplified && monitor.is_slow() {
+                        return Err(slow(Phase::EndPoint, monitor.iterations()));
+                    }
+                }
+            };
+            let ((v1, iterations), fallback_iterations) = with_fallback(options, solve_end)?;
+            let end_iterations = iterations + fallback_iterations;
+            let next = State {
+                t: t1,
+                q: *q1,
+                v: v1,
             }
-        };
-        let ((v1, iterations), fallback_iterations) = with_fallback(options, solve_end)?;
-        let end_iterations = iterations + fallback_iterations;
-        let next = State {
-            t: t1,
-            q: *q1,
-            v: v1,
+            .checked()?;
+            Ok((
+                next,
+                StepStats {
+                    stage_iterations,
+                    end_iterations,
+                },
+            ))
         }
-        .checked()?;
-        Ok((
-            next,
-            StepStats {
-                stage_iterations,
-                end_iterations,
-            },
-        ))
     }
 }
 

@@ -24,11 +24,11 @@
 //! previous step's `Λ_s`), but [`State`] has no multiplier. Two entry points are therefore
 //! provided:
 //!
-//! * [`step_with_multiplier`] takes `ψ0` and returns `Ψ_s`: feeding each step's output into the
-//!   next is 002's method exactly (start it with [`consistent_multiplier`] at `t0`, which gives
+//! * [`Problem::index2_with_multiplier`] takes `ψ0` and returns `Ψ_s`: feeding each step's output into the
+//!   next is 002's method exactly (start it with [`Problem::consistent_multiplier`] at `t0`, which gives
 //!   002's `λ0`).
 //! * [`LobattoIIIABIndex2`](crate::LobattoIIIABIndex2), the [`Method`](crate::Method) used by [`crate::Integrator`], restarts every step
-//!   with `ψ0` = [`consistent_multiplier`] of `(t0, q0, v0)`: the multiplier of the index-1
+//!   with `ψ0` = [`Problem::consistent_multiplier`] of `(t0, q0, v0)`: the multiplier of the index-1
 //!   system `[[L_vv, Kᵀ], [K, 0]] [a; ψ] = [∇_qL − L_vq v − L_vt; −k_q v − k_t]` (the `t`
 //!   derivatives by central differences, exactly zero for autonomous models). This makes the
 //!   method a one-step map on `(t, q, v)`; `ψ0` is then accurate to the order of `(q0, v0)`,
@@ -56,14 +56,14 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
-use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::linalg::lu;
+use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
+use crate::linalg::saddle::solve_saddle;
 use crate::linalg::vector::all_finite;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
-use crate::options::{Options, StepStats};
+use crate::options::StepStats;
 use crate::step::assembly::{MomentumWeights, ReactionColumns, StageEvaluations};
-use crate::step::start::check_consistent;
+use crate::step::Problem;
 use crate::tableau::Index2Tableau;
 
 /// The error for holonomic constraints.
@@ -109,345 +109,346 @@ struct Start<const N: usize, const K: usize> {
 }
 
 /// Residual of E1-E3 (and the pins) at `x` and, if asked, the exact Jacobian (row-major).
-fn assemble<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &Index2Tableau<S>,
-    sys: &Sys,
-    h: f64,
-    st: &Start<N, K>,
-    x: &[f64],
-    r: &mut [f64],
-    jac: Option<&mut [f64]>,
-) {
-    type O<const N: usize, const K: usize, const S: usize> = Off<N, K, S>;
-    let len = system_len::<N, K, S>();
-    let vs: [SVector<f64, N>; S] =
-        core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, K, S>::v(i) + a]));
-    let ws: [SVector<f64, N>; S] =
-        core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, K, S>::w(i) + a]));
-    let mus: [SVector<f64, K>; S] =
-        core::array::from_fn(|i| SVector::from_fn(|l, _| x[O::<N, K, S>::mu(i) + l]));
-    let ts: [f64; S] = core::array::from_fn(|i| st.t0 + tab.c[i] * h);
-    let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| {
-        let mut q = st.q0;
-        for j in 0..S {
-            q += vs[j] * (h * tab.a[i][j]);
-        }
-        q
-    });
-    // At the stages (T_j, Q_j, V_j): forces, reactions and their derivatives.
-    let dv: [DynamicsJacobian<N>; S] =
-        core::array::from_fn(|j| sys.dynamics_jacobian(ts[j], &qs[j], &vs[j]));
-    let nv: [NonholonomicJacobian<N, K>; S] =
-        core::array::from_fn(|j| sys.nonholonomic_jacobian(ts[j], &qs[j], &vs[j], &mus[j]));
-    // At the constraint points (T_i, Q_i, W_i), i ≥ 2.
-    let dw: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
-        if i == 0 {
-            DynamicsJacobian::default()
-        } else {
-            sys.dynamics_jacobian(ts[i], &qs[i], &ws[i])
-        }
-    });
-    let nw: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
-        if i == 0 {
-            NonholonomicJacobian::default()
-        } else {
-            sys.nonholonomic_jacobian(ts[i], &qs[i], &ws[i], &SVector::zeros())
-        }
-    });
-    // E1 and E2 are momentum-balance rows whose forces and nonholonomic reactions share their
-    // weights (â_i resp. a_i): h g_j = h F_j − K_jᵀ (hΨ_j); no holonomic reactions (M = 0).
-    let (gq0, mu0) = (SMatrix::<f64, M, N>::zeros(), SVector::<f64, M>::zeros());
-    let cons = [ConstraintJacobian::<N, M>::default(); S];
-    let no_mus = [SVector::<f64, M>::zeros(); S];
-    let ev = StageEvaluations {
-        h,
-        a: &tab.a,
-        a_bar: &tab.a,
-        p0: &st.p0,
-        gq0: &gq0,
-        mu0: &mu0,
-        dyns: &dv,
-        nhs: &nv,
-        nus: &mus,
-        cons: &cons,
-        mus: &no_mus,
-    };
-    let zero = [0.0; S];
-    let weights = |row| MomentumWeights::shared(row, &zero);
-    for i in 0..S {
-        let e1 = ev.momentum_residual(&dv[i].p, &weights(&tab.a_hat[i]));
-        r[O::<N, K, S>::v(i)..O::<N, K, S>::v(i) + N].copy_from_slice(e1.as_slice());
-        let e2 = if i == 0 {
-            ws[0] - st.v0
-        } else {
-            ev.momentum_residual(&dw[i].p, &weights(&tab.a[i]))
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'_, Sys, N, M, K>
+{
+    fn assemble_index2<const S: usize>(
+        &self,
+        tab: &Index2Tableau<S>,
+        st: &Start<N, K>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        let (sys, h) = (self.sys, self.h);
+        type O<const N: usize, const K: usize, const S: usize> = Off<N, K, S>;
+        let len = system_len::<N, K, S>();
+        let vs: [SVector<f64, N>; S] =
+            core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, K, S>::v(i) + a]));
+        let ws: [SVector<f64, N>; S] =
+            core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, K, S>::w(i) + a]));
+        let mus: [SVector<f64, K>; S] =
+            core::array::from_fn(|i| SVector::from_fn(|l, _| x[O::<N, K, S>::mu(i) + l]));
+        let ts: [f64; S] = core::array::from_fn(|i| st.t0 + tab.c[i] * h);
+        let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| {
+            let mut q = st.q0;
+            for j in 0..S {
+                q += vs[j] * (h * tab.a[i][j]);
+            }
+            q
+        });
+        // At the stages (T_j, Q_j, V_j): forces, reactions and their derivatives.
+        let dv: [DynamicsJacobian<N>; S] =
+            core::array::from_fn(|j| sys.dynamics_jacobian(ts[j], &qs[j], &vs[j]));
+        let nv: [NonholonomicJacobian<N, K>; S] =
+            core::array::from_fn(|j| sys.nonholonomic_jacobian(ts[j], &qs[j], &vs[j], &mus[j]));
+        // At the constraint points (T_i, Q_i, W_i), i ≥ 2.
+        let dw: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
+            if i == 0 {
+                DynamicsJacobian::default()
+            } else {
+                sys.dynamics_jacobian(ts[i], &qs[i], &ws[i])
+            }
+        });
+        let nw: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
+            if i == 0 {
+                NonholonomicJacobian::default()
+            } else {
+                sys.nonholonomic_jacobian(ts[i], &qs[i], &ws[i], &SVector::zeros())
+            }
+        });
+        // E1 and E2 are momentum-balance rows whose forces and nonholonomic reactions share their
+        // weights (â_i resp. a_i): h g_j = h F_j − K_jᵀ (hΨ_j); no holonomic reactions (M = 0).
+        let (gq0, mu0) = (SMatrix::<f64, M, N>::zeros(), SVector::<f64, M>::zeros());
+        let cons = [ConstraintJacobian::<N, M>::default(); S];
+        let no_mus = [SVector::<f64, M>::zeros(); S];
+        let ev = StageEvaluations {
+            h,
+            a: &tab.a,
+            a_bar: &tab.a,
+            p0: &st.p0,
+            gq0: &gq0,
+            mu0: &mu0,
+            dyns: &dv,
+            nhs: &nv,
+            nus: &mus,
+            cons: &cons,
+            mus: &no_mus,
         };
-        r[O::<N, K, S>::w(i)..O::<N, K, S>::w(i) + N].copy_from_slice(e2.as_slice());
-        let e3 = if i == 0 { mus[0] - st.mu0 } else { nw[i].k };
-        r[O::<N, K, S>::mu(i)..O::<N, K, S>::mu(i) + K].copy_from_slice(e3.as_slice());
-    }
+        let zero = [0.0; S];
+        let weights = |row| MomentumWeights::shared(row, &zero);
+        for i in 0..S {
+            let e1 = ev.momentum_residual(&dv[i].p, &weights(&tab.a_hat[i]));
+            r[O::<N, K, S>::v(i)..O::<N, K, S>::v(i) + N].copy_from_slice(e1.as_slice());
+            let e2 = if i == 0 {
+                ws[0] - st.v0
+            } else {
+                ev.momentum_residual(&dw[i].p, &weights(&tab.a[i]))
+            };
+            r[O::<N, K, S>::w(i)..O::<N, K, S>::w(i) + N].copy_from_slice(e2.as_slice());
+            let e3 = if i == 0 { mus[0] - st.mu0 } else { nw[i].k };
+            r[O::<N, K, S>::mu(i)..O::<N, K, S>::mu(i) + K].copy_from_slice(e3.as_slice());
+        }
 
-    let Some(jm) = jac else { return };
-    jm.fill(0.0);
-    let cols = ReactionColumns {
-        start: None,
-        lobatto: 0,
-        nonholonomic: O::<N, K, S>::mu(0),
-    };
-    for i in 0..S {
-        let own = (O::<N, K, S>::v(i), &dv[i], &tab.a[i]);
-        ev.add_momentum_row(
-            jm,
-            len,
-            O::<N, K, S>::v(i),
-            own,
-            &weights(&tab.a_hat[i]),
-            &cols,
-        );
-        if i == 0 {
-            // The pinned slots: W_1 = v0, hΨ_1 = hψ0.
-            for a in 0..N {
-                let row = O::<N, K, S>::w(0) + a;
-                jm[row * len + row] = 1.0;
-            }
-            for l in 0..K {
-                let row = O::<N, K, S>::mu(0) + l;
-                jm[row * len + row] = 1.0;
-            }
-        } else {
-            let own = (O::<N, K, S>::w(i), &dw[i], &tab.a[i]);
-            ev.add_momentum_row(jm, len, O::<N, K, S>::w(i), own, &weights(&tab.a[i]), &cols);
-            // E3: k(T_i, Q_i, W_i).
-            add_block(
+        let Some(jm) = jac else { return };
+        jm.fill(0.0);
+        let cols = ReactionColumns {
+            start: None,
+            lobatto: 0,
+            nonholonomic: O::<N, K, S>::mu(0),
+        };
+        for i in 0..S {
+            let own = (O::<N, K, S>::v(i), &dv[i], &tab.a[i]);
+            ev.add_momentum_row(
                 jm,
                 len,
-                O::<N, K, S>::mu(i),
-                O::<N, K, S>::w(i),
-                &nw[i].kv,
-                1.0,
+                O::<N, K, S>::v(i),
+                own,
+                &weights(&tab.a_hat[i]),
+                &cols,
             );
-            for l in 0..S {
-                let c = h * tab.a[i][l];
+            if i == 0 {
+                // The pinned slots: W_1 = v0, hΨ_1 = hψ0.
+                for a in 0..N {
+                    let row = O::<N, K, S>::w(0) + a;
+                    jm[row * len + row] = 1.0;
+                }
+                for l in 0..K {
+                    let row = O::<N, K, S>::mu(0) + l;
+                    jm[row * len + row] = 1.0;
+                }
+            } else {
+                let own = (O::<N, K, S>::w(i), &dw[i], &tab.a[i]);
+                ev.add_momentum_row(jm, len, O::<N, K, S>::w(i), own, &weights(&tab.a[i]), &cols);
+                // E3: k(T_i, Q_i, W_i).
                 add_block(
                     jm,
                     len,
                     O::<N, K, S>::mu(i),
-                    O::<N, K, S>::v(l),
-                    &nw[i].kq,
-                    c,
+                    O::<N, K, S>::w(i),
+                    &nw[i].kv,
+                    1.0,
                 );
+                for l in 0..S {
+                    let c = h * tab.a[i][l];
+                    add_block(
+                        jm,
+                        len,
+                        O::<N, K, S>::mu(i),
+                        O::<N, K, S>::v(l),
+                        &nw[i].kq,
+                        c,
+                    );
+                }
             }
         }
     }
+
+    /// Residual and exact Jacobian of the step's equations at the flat unknown vector `x`
+    /// (layout `V_1..V_S`, `W_1..W_S`, `hΨ_1..hΨ_S`; length [`system_len`]) for the start state
+    /// `state` and multiplier `psi0`, for testing the Jacobian against finite differences.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn index2_residual<const S: usize>(
+        &self,
+        tab: &Index2Tableau<S>,
+        psi0: &SVector<f64, K>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        let Problem { sys, h, state, .. } = *self;
+        let start = Start {
+            t0: state.t,
+            q0: state.q,
+            v0: state.v,
+            p0: sys.momentum_force(state.t, &state.q, &state.v).0,
+            mu0: psi0 * h,
+        };
+        self.assemble_index2(tab, &start, x, r, jac);
+    }
+
+    /// The multiplier `ψ` consistent with `(t, q, v)` on a model with nonholonomic constraints
+    /// only: the solution of the index-1 system
+    ///
+    /// ```text
+    /// [[L_vv, k_vᵀ], [k_v, 0]] [a; ψ] = [∇_qL − L_vq v − L_vt; −k_q v − k_t]
+    /// ```
+    ///
+    /// (`a = q''`). `L_vt` and `k_t` are taken by central differences in `t` with step
+    /// `1e-5 (1 + |t|)` (about 1e-10 relative accuracy; exactly zero for autonomous models).
+    /// For 002's E8 particle at `q0 = (1, 0, 0)`, `v0 = (0, 1, 0)` it is `ψ = −λ0 = 0`.
+    ///
+    /// Errors: [`Error::Unsupported`] if the model has holonomic constraints (`M > 0`),
+    /// [`Error::NonFiniteState`], [`Error::SingularJacobian`] if the saddle matrix is singular.
+    pub fn consistent_multiplier(&self) -> Result<SVector<f64, K>, Error> {
+        let Problem { sys, state, .. } = *self;
+        if M > 0 {
+            return Err(HOLONOMIC);
+        }
+        if !state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        let (t, q, v) = (state.t, state.q, state.v);
+        let zero = SVector::<f64, K>::zeros();
+        let d = sys.dynamics_jacobian(t, &q, &v);
+        let nh = sys.nonholonomic_jacobian(t, &q, &v, &zero);
+        let dt = 1e-5 * (1.0 + t.abs());
+        let (pp, _) = sys.momentum_force(t + dt, &q, &v);
+        let (pm, _) = sys.momentum_force(t - dt, &q, &v);
+        let lvt = (pp - pm) / (2.0 * dt);
+        let kt = (sys.nonholonomic_constraints(t + dt, &q, &v)
+            - sys.nonholonomic_constraints(t - dt, &q, &v))
+            / (2.0 * dt);
+        let top = d.f - d.lvq * v - lvt;
+        let bottom = -(nh.kq * v) - kt;
+
+        let (_, psi) =
+            solve_saddle(&d.lvv, &nh.kv, &top, &bottom).map_err(|_| Error::SingularJacobian {
+                phase: Phase::Stages,
+            })?;
+        if psi.iter().all(|x| x.is_finite()) {
+            Ok(psi)
+        } else {
+            Err(Error::NonFiniteState)
+        }
+    }
+
+    /// One step of 002's method (2.5) with the coefficients `tab` (e.g.
+    /// [`LobattoIIIABIndex2::TABLEAU`](crate::LobattoIIIABIndex2::TABLEAU)) on a model with nonholonomic constraints only, from
+    /// `(state, psi0)`; returns the new state, the new multiplier `ψ1 = Ψ_S` and the cost.
+    ///
+    /// Calling it repeatedly with each step's `ψ1` as the next `psi0` is 002's method with the
+    /// multiplier inherited between steps (start with [`Problem::consistent_multiplier`]); 002 proves order
+    /// `2S − 2` in `q`, `v` and `S` (even `S`) / `S − 1` (odd `S`) in `ψ` for Lobatto IIIA-B.
+    ///
+    /// The state must satisfy `k(t0, q0, v0) = 0` to `options.consistency_tolerance`
+    /// ([`Error::InconsistentState`] otherwise, the violation counted as a velocity). The new
+    /// state satisfies `k(T_i, Q_i, W_i) = 0` at every node `i ≥ 2`, so `k(t1, q1, v1) = 0`, to
+    /// Newton's tolerance. Errors ([`Error::Unsupported`] for `M > 0` or a tableau violating
+    /// H1/H3, Newton failures, non-finite input) leave nothing modified.
+    pub fn index2_with_multiplier<const S: usize>(
+        &self,
+        tab: &Index2Tableau<S>,
+        psi0: &SVector<f64, K>,
+    ) -> Result<(State<N>, SVector<f64, K>, StepStats), Error> {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        if M > 0 {
+            return Err(HOLONOMIC);
+        }
+        let h1 = S >= 2 && tab.a[0].iter().all(|&x| x == 0.0);
+        let h3 = S >= 2 && (0..S).all(|j| (tab.a[S - 1][j] - tab.b[j]).abs() <= 1e-14);
+        if !(h1 && h3) {
+            return Err(Error::Unsupported {
+                what: "an index-2 tableau without S >= 2, a_1j = 0 (H1) and a_sj = b_j (H3)",
+            });
+        }
+        if !state.is_finite() || !psi0.iter().all(|x| x.is_finite()) || !h.is_finite() || h == 0.0 {
+            return Err(Error::NonFiniteState);
+        }
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        self.check_consistent()?;
+        let start = Start {
+            t0,
+            q0,
+            v0,
+            p0: sys.momentum_force(t0, &q0, &v0).0,
+            mu0: psi0 * h,
+        };
+
+        type L<const N: usize, const K: usize, const S: usize> = Index2Layout<N, K, S>;
+        let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
+        let (mut xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
+            options,
+            &problem,
+            |x| {
+                for i in 0..2 * S {
+                    x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+                }
+                for i in 0..S {
+                    x[Off::<N, K, S>::mu(i)..Off::<N, K, S>::mu(i) + K]
+                        .copy_from_slice(start.mu0.as_slice());
+                }
+            },
+            |x, r, jac| self.assemble_index2(tab, &start, x, r, jac),
+        )?;
+        let x = flat::<L<N, K, S>, f64>(&mut xbuf);
+        let mut q1 = q0;
+        for j in 0..S {
+            for a in 0..N {
+                q1[a] += h * tab.b[j] * x[Off::<N, K, S>::v(j) + a];
+            }
+        }
+        let v1 = SVector::<f64, N>::from_fn(|a, _| x[Off::<N, K, S>::w(S - 1) + a]);
+        let psi1 = SVector::<f64, K>::from_fn(|l, _| x[Off::<N, K, S>::mu(S - 1) + l] / h);
+        let next = State {
+            t: t0 + h,
+            q: q1,
+            v: v1,
+        }
+        .checked()?;
+        if !all_finite(&psi1) {
+            return Err(Error::NonFiniteState);
+        }
+        Ok((
+            next,
+            psi1,
+            StepStats {
+                stage_iterations: iterations,
+                end_iterations: 0,
+            },
+        ))
+    }
 }
 
-/// Residual and exact Jacobian of the step's equations at the flat unknown vector `x`
-/// (layout `V_1..V_S`, `W_1..W_S`, `hΨ_1..hΨ_S`; length [`system_len`]) for the start state
-/// `state` and multiplier `psi0`, for testing the Jacobian against finite differences.
-#[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
-pub fn residual_and_jacobian<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &Index2Tableau<S>,
-    sys: &Sys,
-    h: f64,
-    state: &State<N>,
-    psi0: &SVector<f64, K>,
-    x: &[f64],
-    r: &mut [f64],
-    jac: Option<&mut [f64]>,
-) {
-    let start = Start {
-        t0: state.t,
-        q0: state.q,
-        v0: state.v,
-        p0: sys.momentum_force(state.t, &state.q, &state.v).0,
-        mu0: psi0 * h,
-    };
-    assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
-}
-
-type Saddle<const N: usize, const K: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, K>>;
-
-/// The multiplier `ψ` consistent with `(t, q, v)` on a model with nonholonomic constraints
-/// only: the solution of the index-1 system
+/// The multiplier `ψ` consistent with `state`: [`Problem::consistent_multiplier`] (the start of
+/// 002's method with the multiplier carried between steps).
 ///
-/// ```text
-/// [[L_vv, k_vᵀ], [k_v, 0]] [a; ψ] = [∇_qL − L_vq v − L_vt; −k_q v − k_t]
 /// ```
+/// use spark::lobatto_index2::{consistent_multiplier, step_with_multiplier};
+/// use spark::{LobattoIIIABIndex2, Options, State};
 ///
-/// (`a = q''`). `L_vt` and `k_t` are taken by central differences in `t` with step
-/// `1e-5 (1 + |t|)` (about 1e-10 relative accuracy; exactly zero for autonomous models).
-/// For 002's E8 particle at `q0 = (1, 0, 0)`, `v0 = (0, 1, 0)` it is `ψ = −λ0 = 0`.
+/// spark::mechanics! {
+///     /// A particle in a quadratic well whose third velocity is tied to the others.
+///     pub struct Particle {
+///         coordinates: [q1, q2, q3],
+///         velocities: [v1, v2, v3],
+///         lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) - 0.5 * (q1.powi(2) + q2.powi(2)),
+///         nonholonomic: [v3 - q2 * v1],
+///     }
+/// }
 ///
-/// Errors: [`Error::Unsupported`] if the model has holonomic constraints (`M > 0`),
-/// [`Error::NonFiniteState`], [`Error::SingularJacobian`] if the saddle matrix is singular.
-pub fn consistent_multiplier<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
+/// let (sys, o, h) = (Particle {}, Options::default(), 0.1);
+/// let mut s = State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+/// let mut psi = consistent_multiplier(&sys, &s).unwrap();
+/// for _ in 0..10 {
+///     let tab = LobattoIIIABIndex2::<3>::TABLEAU;
+///     (s, psi, _) = step_with_multiplier(&tab, &sys, h, &o, &s, &psi).unwrap();
+/// }
+/// assert!((s.v[2] - s.q[1] * s.v[0]).abs() < 1e-12); // k = 0 at the step end
+/// ```
+pub fn consistent_multiplier<Sys: Lagrangian<N, 0, K>, const N: usize, const K: usize>(
     sys: &Sys,
     state: &State<N>,
 ) -> Result<SVector<f64, K>, Error> {
-    if M > 0 {
-        return Err(HOLONOMIC);
-    }
-    if !state.is_finite() {
-        return Err(Error::NonFiniteState);
-    }
-    let (t, q, v) = (state.t, state.q, state.v);
-    let zero = SVector::<f64, K>::zeros();
-    let d = sys.dynamics_jacobian(t, &q, &v);
-    let nh = sys.nonholonomic_jacobian(t, &q, &v, &zero);
-    let dt = 1e-5 * (1.0 + t.abs());
-    let (pp, _) = sys.momentum_force(t + dt, &q, &v);
-    let (pm, _) = sys.momentum_force(t - dt, &q, &v);
-    let lvt = (pp - pm) / (2.0 * dt);
-    let kt = (sys.nonholonomic_constraints(t + dt, &q, &v)
-        - sys.nonholonomic_constraints(t - dt, &q, &v))
-        / (2.0 * dt);
-    let top = d.f - d.lvq * v - lvt;
-    let bottom = -(nh.kq * v) - kt;
-
-    let n = <Saddle<N, K> as Layout>::LEN;
-    let mut jac = zero_square::<Saddle<N, K>>();
-    let mut rhs = <Saddle<N, K> as Layout>::fill(0.0);
-    for a in 0..N {
-        for b in 0..N {
-            jac.0[a].0[b] = d.lvv[(a, b)];
-        }
-        for l in 0..K {
-            jac.0[a].1[l] = nh.kv[(l, a)];
-            jac.1[l].0[a] = nh.kv[(l, a)];
-        }
-        rhs.0[a] = top[a];
-    }
-    for l in 0..K {
-        rhs.1[l] = bottom[l];
-    }
-    let mut perm = <Saddle<N, K> as Layout>::fill(0usize);
-    {
-        let jm = flat_square::<Saddle<N, K>>(&mut jac);
-        let p = flat::<Saddle<N, K>, usize>(&mut perm);
-        let x = flat::<Saddle<N, K>, f64>(&mut rhs);
-        lu::factor(jm, p, n).map_err(|_| Error::SingularJacobian {
-            phase: Phase::Stages,
-        })?;
-        lu::solve(jm, p, x, n);
-    }
-    let psi = SVector::<f64, K>::from(rhs.1);
-    if psi.iter().all(|x| x.is_finite()) {
-        Ok(psi)
-    } else {
-        Err(Error::NonFiniteState)
-    }
+    Problem::<Sys, N, 0, K>::new(sys, 0.0, &crate::Options::default(), state)
+        .consistent_multiplier()
 }
 
-/// One step of 002's method (2.5) with the coefficients `tab` (e.g.
-/// [`LobattoIIIABIndex2::TABLEAU`](crate::LobattoIIIABIndex2::TABLEAU)) on a model with nonholonomic constraints only, from
-/// `(state, psi0)`; returns the new state, the new multiplier `ψ1 = Ψ_S` and the cost.
-///
-/// Calling it repeatedly with each step's `ψ1` as the next `psi0` is 002's method with the
-/// multiplier inherited between steps (start with [`consistent_multiplier`]); 002 proves order
-/// `2S − 2` in `q`, `v` and `S` (even `S`) / `S − 1` (odd `S`) in `ψ` for Lobatto IIIA-B.
-///
-/// The state must satisfy `k(t0, q0, v0) = 0` to `options.consistency_tolerance`
-/// ([`Error::InconsistentState`] otherwise, the violation counted as a velocity). The new
-/// state satisfies `k(T_i, Q_i, W_i) = 0` at every node `i ≥ 2`, so `k(t1, q1, v1) = 0`, to
-/// Newton's tolerance. Errors ([`Error::Unsupported`] for `M > 0` or a tableau violating
-/// H1/H3, Newton failures, non-finite input) leave nothing modified.
+/// One step of 002's method with the multiplier carried by the caller:
+/// [`Problem::index2_with_multiplier`]. See [`consistent_multiplier`] for an example.
 pub fn step_with_multiplier<
-    Sys: Lagrangian<N, M, K>,
+    Sys: Lagrangian<N, 0, K>,
     const N: usize,
-    const M: usize,
     const K: usize,
     const S: usize,
 >(
     tab: &Index2Tableau<S>,
     sys: &Sys,
     h: f64,
-    options: &Options,
+    options: &crate::Options,
     state: &State<N>,
     psi0: &SVector<f64, K>,
 ) -> Result<(State<N>, SVector<f64, K>, StepStats), Error> {
-    if M > 0 {
-        return Err(HOLONOMIC);
-    }
-    let h1 = S >= 2 && tab.a[0].iter().all(|&x| x == 0.0);
-    let h3 = S >= 2 && (0..S).all(|j| (tab.a[S - 1][j] - tab.b[j]).abs() <= 1e-14);
-    if !(h1 && h3) {
-        return Err(Error::Unsupported {
-            what: "an index-2 tableau without S >= 2, a_1j = 0 (H1) and a_sj = b_j (H3)",
-        });
-    }
-    if !state.is_finite() || !psi0.iter().all(|x| x.is_finite()) || !h.is_finite() || h == 0.0 {
-        return Err(Error::NonFiniteState);
-    }
-    let (t0, q0, v0) = (state.t, state.q, state.v);
-    check_consistent(sys, state, options)?;
-    let start = Start {
-        t0,
-        q0,
-        v0,
-        p0: sys.momentum_force(t0, &q0, &v0).0,
-        mu0: psi0 * h,
-    };
-
-    type L<const N: usize, const K: usize, const S: usize> = Index2Layout<N, K, S>;
-    let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
-    let (mut xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
-        options,
-        &problem,
-        |x| {
-            for i in 0..2 * S {
-                x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
-            }
-            for i in 0..S {
-                x[Off::<N, K, S>::mu(i)..Off::<N, K, S>::mu(i) + K]
-                    .copy_from_slice(start.mu0.as_slice());
-            }
-        },
-        |x, r, jac| {
-            assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
-        },
-    )?;
-    let x = flat::<L<N, K, S>, f64>(&mut xbuf);
-    let mut q1 = q0;
-    for j in 0..S {
-        for a in 0..N {
-            q1[a] += h * tab.b[j] * x[Off::<N, K, S>::v(j) + a];
-        }
-    }
-    let v1 = SVector::<f64, N>::from_fn(|a, _| x[Off::<N, K, S>::w(S - 1) + a]);
-    let psi1 = SVector::<f64, K>::from_fn(|l, _| x[Off::<N, K, S>::mu(S - 1) + l] / h);
-    let next = State {
-        t: t0 + h,
-        q: q1,
-        v: v1,
-    }
-    .checked()?;
-    if !all_finite(&psi1) {
-        return Err(Error::NonFiniteState);
-    }
-    Ok((
-        next,
-        psi1,
-        StepStats {
-            stage_iterations: iterations,
-            end_iterations: 0,
-        },
-    ))
+    Problem::<Sys, N, 0, K>::new(sys, h, options, state).index2_with_multiplier(tab, psi0)
 }

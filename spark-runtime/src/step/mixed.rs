@@ -43,11 +43,12 @@ use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
-use crate::options::{Options, StepStats};
+use crate::options::StepStats;
 use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
 };
-use crate::step::start::{check_consistent, StepStart};
+use crate::step::start::StepStart;
+use crate::step::Problem;
 use crate::tableau::SparkTableau;
 
 /// Unknowns of the monolithic solve, in this order: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`,
@@ -84,277 +85,260 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     }
 }
 
-/// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
-/// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
-fn assemble<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &SparkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    start: &StepStart<N, M>,
-    x: &[f64],
-    r: &mut [f64],
-    jac: Option<&mut [f64]>,
-) {
-    type O<const N: usize, const M: usize, const K: usize, const S: usize> = Offsets<N, M, K, S>;
-    let len = system_len::<N, M, K, S>();
-    let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
-    let vs: [SVector<f64, N>; S] =
-        core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
-    let v1 = SVector::<f64, N>::from_fn(|a, _| x[O::<N, M, K, S>::V1 + a]);
-    let mu0 = SVector::<f64, M>::from_fn(|l, _| x[O::<N, M, K, S>::mu(0) + l]);
-    let mus: [SVector<f64, M>; S] =
-        core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
-    let nus: [SVector<f64, K>; S] =
-        core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'_, Sys, N, M, K>
+{
+    /// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
+    /// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
+    fn assemble_mixed<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        let (sys, h) = (self.sys, self.h);
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        let len = system_len::<N, M, K, S>();
+        let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
+        let vs: [SVector<f64, N>; S] =
+            core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
+        let v1 = SVector::<f64, N>::from_fn(|a, _| x[O::<N, M, K, S>::V1 + a]);
+        let mu0 = SVector::<f64, M>::from_fn(|l, _| x[O::<N, M, K, S>::mu(0) + l]);
+        let mus: [SVector<f64, M>; S] =
+            core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
+        let nus: [SVector<f64, K>; S] =
+            core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
 
-    let combine = |coef: &[f64; S]| {
-        let mut q = q0;
-        for j in 0..S {
-            q += vs[j] * (h * coef[j]);
-        }
-        q
-    };
-    let t1 = t0 + h;
-    let q1 = combine(&tab.b);
-    let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
-        sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
-    });
-    let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
-        sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
-    });
-    // Lobatto node j = 1..s̃ is slot j-1; with s̃ = S − 1 the last slot is unused (its
-    // multiplier is pinned to zero below).
-    let st = tab.s_tilde;
-    let cons: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|j| {
-        if j < st {
-            sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
-        } else {
-            ConstraintJacobian::default()
-        }
-    });
-    let d1 = sys.dynamics_jacobian(t1, &q1, &v1);
-    let w1 = sys.velocity_constraint_jacobian(t1, &q1, &v1);
-    let nh1 = sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros());
-
-    // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1), with the coefficient rows
-    // (â_i, ã_nh,i, ã_i0, ã_i) resp. (b, b̃_nh, b̃_0, b̃) and the momentum at the stage resp. the end.
-    let ev = StageEvaluations {
-        h,
-        a: &tab.a,
-        a_bar: &tab.a_bar,
-        p0: &p0,
-        gq0: &gq0,
-        mu0: &mu0,
-        dyns: &dyns,
-        nhs: &nhs,
-        nus: &nus,
-        cons: &cons,
-        mus: &mus,
-    };
-    let stage_weights = |i: usize| MomentumWeights {
-        force: &tab.a_hat[i],
-        nonholonomic: &tab.a_nh[i],
-        start: tab.a_til0[i],
-        lobatto: &tab.a_til[i],
-    };
-    let end_weights = MomentumWeights {
-        force: &tab.b,
-        nonholonomic: &tab.b_nh,
-        start: tab.b_lob0,
-        lobatto: &tab.b_lob,
-    };
-    for i in 0..S {
-        let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
-        r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
-    }
-    let rho = ev.momentum_residual(&d1.p, &end_weights);
-    r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
-    // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j, j = 1..s̃); an
-    // unused multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
-    for l in 0..M {
-        r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
-        for j in 0..S {
-            let row = O::<N, M, K, S>::mu(j + 1) + l;
-            r[row] = if j < st { cons[j].g[l] / h } else { x[row] };
-        }
-    }
-    // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
-    let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
-    for l in 0..K {
-        r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
-        for i in 1..S {
-            let mut s = 0.0;
+        let combine = |coef: &[f64; S]| {
+            let mut q = q0;
             for j in 0..S {
-                s += omega(i, j) * nhs[j].k[l];
+                q += vs[j] * (h * coef[j]);
             }
-            r[O::<N, M, K, S>::nu(i) + l] = s;
-        }
-    }
+            q
+        };
+        let t1 = t0 + h;
+        let q1 = combine(&tab.b);
+        let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
+            sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
+        });
+        let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
+            sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
+        });
+        // Lobatto node j = 1..s̃ is slot j-1; with s̃ = S − 1 the last slot is unused (its
+        // multiplier is pinned to zero below).
+        let st = tab.s_tilde;
+        let cons: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|j| {
+            if j < st {
+                sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
+            } else {
+                ConstraintJacobian::default()
+            }
+        });
+        let d1 = sys.dynamics_jacobian(t1, &q1, &v1);
+        let w1 = sys.velocity_constraint_jacobian(t1, &q1, &v1);
+        let nh1 = sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros());
 
-    let Some(jm) = jac else { return };
-    jm.fill(0.0);
-    let cols = ReactionColumns {
-        start: Some(O::<N, M, K, S>::mu(0)),
-        lobatto: O::<N, M, K, S>::mu(1),
-        nonholonomic: O::<N, M, K, S>::nu(0),
-    };
-    for i in 0..S {
-        let own = (O::<N, M, K, S>::v(i), &dyns[i], &tab.a[i]);
-        ev.add_momentum_row(
-            jm,
-            len,
-            O::<N, M, K, S>::v(i),
-            own,
-            &stage_weights(i),
-            &cols,
-        );
-    }
-    let own = (O::<N, M, K, S>::V1, &d1, &tab.b);
-    ev.add_momentum_row(jm, len, O::<N, M, K, S>::V1, own, &end_weights, &cols);
-    // E4 and E3.
-    let (mu_row, v1_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::V1);
-    add_hidden_constraint_row(jm, len, mu_row, v1_col, &w1, h, &tab.b);
-    ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), st);
-    for j in st..S {
-        for l in 0..M {
-            let row = O::<N, M, K, S>::mu(j + 1) + l;
-            jm[row * len + row] = 1.0;
+        // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1), with the coefficient rows
+        // (â_i, ã_nh,i, ã_i0, ã_i) resp. (b, b̃_nh, b̃_0, b̃) and the momentum at the stage resp. the end.
+        let ev = StageEvaluations {
+            h,
+            a: &tab.a,
+            a_bar: &tab.a_bar,
+            p0: &p0,
+            gq0: &gq0,
+            mu0: &mu0,
+            dyns: &dyns,
+            nhs: &nhs,
+            nus: &nus,
+            cons: &cons,
+            mus: &mus,
+        };
+        let stage_weights = |i: usize| MomentumWeights {
+            force: &tab.a_hat[i],
+            nonholonomic: &tab.a_nh[i],
+            start: tab.a_til0[i],
+            lobatto: &tab.a_til[i],
+        };
+        let end_weights = MomentumWeights {
+            force: &tab.b,
+            nonholonomic: &tab.b_nh,
+            start: tab.b_lob0,
+            lobatto: &tab.b_lob,
+        };
+        for i in 0..S {
+            let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
+            r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
         }
-    }
-    // E5 and E6.
-    add_block(
-        jm,
-        len,
-        O::<N, M, K, S>::nu(0),
-        O::<N, M, K, S>::V1,
-        &nh1.kv,
-        1.0,
-    );
-    for l in 0..S {
+        let rho = ev.momentum_residual(&d1.p, &end_weights);
+        r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
+        // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j, j = 1..s̃); an
+        // unused multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
+        for l in 0..M {
+            r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
+            for j in 0..S {
+                let row = O::<N, M, K, S>::mu(j + 1) + l;
+                r[row] = if j < st { cons[j].g[l] / h } else { x[row] };
+            }
+        }
+        // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
+        let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
+        for l in 0..K {
+            r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
+            for i in 1..S {
+                let mut s = 0.0;
+                for j in 0..S {
+                    s += omega(i, j) * nhs[j].k[l];
+                }
+                r[O::<N, M, K, S>::nu(i) + l] = s;
+            }
+        }
+
+        let Some(jm) = jac else { return };
+        jm.fill(0.0);
+        let cols = ReactionColumns {
+            start: Some(O::<N, M, K, S>::mu(0)),
+            lobatto: O::<N, M, K, S>::mu(1),
+            nonholonomic: O::<N, M, K, S>::nu(0),
+        };
+        for i in 0..S {
+            let own = (O::<N, M, K, S>::v(i), &dyns[i], &tab.a[i]);
+            ev.add_momentum_row(
+                jm,
+                len,
+                O::<N, M, K, S>::v(i),
+                own,
+                &stage_weights(i),
+                &cols,
+            );
+        }
+        let own = (O::<N, M, K, S>::V1, &d1, &tab.b);
+        ev.add_momentum_row(jm, len, O::<N, M, K, S>::V1, own, &end_weights, &cols);
+        // E4 and E3.
+        let (mu_row, v1_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::V1);
+        add_hidden_constraint_row(jm, len, mu_row, v1_col, &w1, h, &tab.b);
+        ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), st);
+        for j in st..S {
+            for l in 0..M {
+                let row = O::<N, M, K, S>::mu(j + 1) + l;
+                jm[row * len + row] = 1.0;
+            }
+        }
+        // E5 and E6.
         add_block(
             jm,
             len,
             O::<N, M, K, S>::nu(0),
-            O::<N, M, K, S>::v(l),
-            &nh1.kq,
-            h * tab.b[l],
+            O::<N, M, K, S>::V1,
+            &nh1.kv,
+            1.0,
         );
-        for i in 1..S {
-            let mut block = SMatrix::<f64, K, N>::zeros();
-            for j in 0..S {
-                block += nhs[j].kq * (omega(i, j) * h * tab.a[j][l]);
-            }
-            block += nhs[l].kv * omega(i, l);
+        for l in 0..S {
             add_block(
                 jm,
                 len,
-                O::<N, M, K, S>::nu(i),
+                O::<N, M, K, S>::nu(0),
                 O::<N, M, K, S>::v(l),
-                &block,
-                1.0,
+                &nh1.kq,
+                h * tab.b[l],
             );
-        }
-    }
-}
-
-/// Residual and exact Jacobian of the mixed step's equations at the flat unknown vector `x`
-/// (layout: `V_1..V_S`, `v1`, `hΛ_0..hΛ_S`, `hΨ_1..hΨ_S`; length [`system_len`]), for testing
-/// the Jacobian against finite differences.
-#[doc(hidden)]
-pub fn residual_and_jacobian<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &SparkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    state: &State<N>,
-    x: &[f64],
-    r: &mut [f64],
-    jac: Option<&mut [f64]>,
-) {
-    let start = StepStart::at(sys, state);
-    assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac);
-}
-
-/// Advances `state` by `h` with the SPARK method `tab` (`s̃ = S` or `S − 1`; e.g.
-/// `GaussLobatto::<S>::TABLEAU` or `LobattoIIIAB::<S>::TABLEAU`) on a system with holonomic and
-/// nonholonomic constraints. Nothing is modified on error; a tableau with another `s̃` gives
-/// [`Error::Unsupported`].
-///
-/// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
-/// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
-/// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
-/// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. The iteration count is
-/// reported in `StepStats::stage_iterations` (there is no separate end-point solve).
-pub fn step_mixed<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const S: usize,
->(
-    tab: &SparkTableau<S>,
-    sys: &Sys,
-    h: f64,
-    options: &Options,
-    state: &State<N>,
-) -> Result<(State<N>, StepStats), Error> {
-    if !(tab.s_tilde == S || (tab.s_tilde + 1 == S && tab.s_tilde >= 1)) {
-        return Err(Error::Unsupported {
-            what: "a SPARK tableau with s̃ other than S or S − 1 in the mixed step",
-        });
-    }
-    if !state.is_finite() {
-        return Err(Error::NonFiniteState);
-    }
-    let (t0, q0, v0) = (state.t, state.q, state.v);
-
-    // Consistency of g, the hidden constraint and k at the step start.
-    let gq0 = check_consistent(sys, state, options)?;
-    let start = StepStart::new(sys, state, gq0);
-
-    type L<const N: usize, const M: usize, const K: usize, const S: usize> =
-        MixedLayout<N, M, K, S>;
-    let problem = DenseProblem::at_step((S + 1) * N, &q0, &v0, h);
-    let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
-        options,
-        &problem,
-        |x| {
-            for i in 0..=S {
-                x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+            for i in 1..S {
+                let mut block = SMatrix::<f64, K, N>::zeros();
+                for j in 0..S {
+                    block += nhs[j].kq * (omega(i, j) * h * tab.a[j][l]);
+                }
+                block += nhs[l].kv * omega(i, l);
+                add_block(
+                    jm,
+                    len,
+                    O::<N, M, K, S>::nu(i),
+                    O::<N, M, K, S>::v(l),
+                    &block,
+                    1.0,
+                );
             }
-        },
-        |x, r, jac| assemble::<Sys, N, M, K, S>(tab, sys, h, &start, x, r, jac),
-    )?;
-    let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
-    let mut q1 = q0;
-    for j in 0..S {
-        for a in 0..N {
-            q1[a] += h * tab.b[j] * x[j * N + a];
         }
     }
-    let v1 = SVector::<f64, N>::from_fn(|a, _| x[S * N + a]);
-    let next = State {
-        t: t0 + h,
-        q: q1,
-        v: v1,
+
+    /// Residual and exact Jacobian of the mixed step's equations at the flat unknown vector `x`
+    /// (layout: `V_1..V_S`, `v1`, `hΛ_0..hΛ_S`, `hΨ_1..hΨ_S`; length [`system_len`]), for testing
+    /// the Jacobian against finite differences.
+    #[doc(hidden)]
+    pub fn mixed_residual<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        let start = StepStart::at(self.sys, self.state);
+        self.assemble_mixed(tab, &start, x, r, jac);
     }
-    .checked()?;
-    Ok((
-        next,
-        StepStats {
-            stage_iterations: iterations,
-            end_iterations: 0,
-        },
-    ))
+
+    /// Advances `state` by `h` with the SPARK method `tab` (`s̃ = S` or `S − 1`; e.g.
+    /// `GaussLobatto::<S>::TABLEAU` or `LobattoIIIAB::<S>::TABLEAU`) on a system with holonomic and
+    /// nonholonomic constraints. Nothing is modified on error; a tableau with another `s̃` gives
+    /// [`Error::Unsupported`].
+    ///
+    /// The state must be consistent: `g = 0`, `g_t + G v = 0` and `k = 0` at `t0` to
+    /// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
+    /// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
+    /// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. The iteration count is
+    /// reported in `StepStats::stage_iterations` (there is no separate end-point solve).
+    pub fn mixed<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+    ) -> Result<(State<N>, StepStats), Error> {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        if !(tab.s_tilde == S || (tab.s_tilde + 1 == S && tab.s_tilde >= 1)) {
+            return Err(Error::Unsupported {
+                what: "a SPARK tableau with s̃ other than S or S − 1 in the mixed step",
+            });
+        }
+        if !state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+
+        // Consistency of g, the hidden constraint and k at the step start.
+        let gq0 = self.check_consistent()?;
+        let start = StepStart::new(sys, state, gq0);
+
+        type L<const N: usize, const M: usize, const K: usize, const S: usize> =
+            MixedLayout<N, M, K, S>;
+        let problem = DenseProblem::at_step((S + 1) * N, &q0, &v0, h);
+        let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
+            options,
+            &problem,
+            |x| {
+                for i in 0..=S {
+                    x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+                }
+            },
+            |x, r, jac| self.assemble_mixed(tab, &start, x, r, jac),
+        )?;
+        let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+        let mut q1 = q0;
+        for j in 0..S {
+            for a in 0..N {
+                q1[a] += h * tab.b[j] * x[j * N + a];
+            }
+        }
+        let v1 = SVector::<f64, N>::from_fn(|a, _| x[S * N + a]);
+        let next = State {
+            t: t0 + h,
+            q: q1,
+            v: v1,
+        }
+        .checked()?;
+        Ok((
+            next,
+            StepStats {
+                stage_iterations: iterations,
+                end_iterations: 0,
+            },
+        ))
+    }
 }

@@ -6,10 +6,9 @@ use crate::error::{Error, Phase};
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
 use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::saddle::solve_saddle;
 use crate::linalg::vector::max_abs;
 use crate::model::{Lagrangian, Odae, State};
-
-type Saddle<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
 
 /// Solves `[[W, Gᵀ], [G, 0]] [x; y] = [0; -r]` and returns `x`: the change of least
 /// `W`-norm that removes the linearised violation `r`.
@@ -19,30 +18,9 @@ fn least_change<const N: usize, const M: usize>(
     r: &SVector<f64, M>,
     phase: Phase,
 ) -> Result<SVector<f64, N>, Error> {
-    let mut jac = zero_square::<Saddle<N, M>>();
-    let mut rhs = <Saddle<N, M> as Layout>::fill(0.0);
-    for a in 0..N {
-        for b in 0..N {
-            jac.0[a].0[b] = metric[(a, b)];
-        }
-        for l in 0..M {
-            jac.0[a].1[l] = gq[(l, a)];
-            jac.1[l].0[a] = gq[(l, a)];
-        }
-    }
-    for l in 0..M {
-        rhs.1[l] = -r[l];
-    }
-    let mut perm = <Saddle<N, M> as Layout>::fill(0usize);
-    let n = <Saddle<N, M> as Layout>::LEN;
-    {
-        let jm = flat_square::<Saddle<N, M>>(&mut jac);
-        let p = flat::<Saddle<N, M>, usize>(&mut perm);
-        let x = flat::<Saddle<N, M>, f64>(&mut rhs);
-        lu::factor(jm, p, n).map_err(|_| Error::SingularJacobian { phase })?;
-        lu::solve(jm, p, x, n);
-    }
-    Ok(SVector::from(rhs.0))
+    solve_saddle(metric, gq, &SVector::zeros(), &-r)
+        .map(|(x, _)| x)
+        .map_err(|_| Error::SingularJacobian { phase })
 }
 
 /// Gauss-Newton for `r(x) = 0` by steps of least change in the metric `W(x)`: `eval(x)`

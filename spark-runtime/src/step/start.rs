@@ -6,7 +6,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::Error;
 use crate::linalg::vector::max_abs;
 use crate::model::{Lagrangian, State};
-use crate::options::Options;
+use crate::step::Problem;
 
 /// Consistency of a state: constraint violations turned into a distance and a speed.
 pub(crate) fn inconsistency<const N: usize, const M: usize>(
@@ -63,33 +63,29 @@ impl<const N: usize, const M: usize> StepStart<N, M> {
 /// and `k = 0` to `options.consistency_tolerance` (relative to `1 + max|q|`, resp.
 /// `1 + max|v|`; the nonholonomic violation counts as a velocity, each row scaled by the norm
 /// of its `k_v` row). Returns `G(t0, q0)`, or [`Error::InconsistentState`].
-pub(crate) fn check_consistent<
-    Sys: Lagrangian<N, M, K>,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    sys: &Sys,
-    state: &State<N>,
-    options: &Options,
-) -> Result<SMatrix<f64, M, N>, Error> {
-    let (t0, q0, v0) = (state.t, state.q, state.v);
-    let w0 = sys.velocity_constraint_jacobian(t0, &q0, &v0);
-    let g0 = sys.constraints(t0, &q0);
-    let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.wv);
-    let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
-    for l in 0..K {
-        let norm = k0.kv.row(l).norm();
-        let scale = if norm > 0.0 { norm } else { 1.0 };
-        vel = vel.max(k0.k[l].abs() / scale);
-    }
-    let tol = options.consistency_tolerance;
-    if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
-        Ok(w0.wv)
-    } else {
-        Err(Error::InconsistentState {
-            position: pos,
-            velocity: vel,
-        })
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'_, Sys, N, M, K>
+{
+    pub(crate) fn check_consistent(&self) -> Result<SMatrix<f64, M, N>, Error> {
+        let (sys, state, options) = (self.sys, self.state, self.options);
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let w0 = sys.velocity_constraint_jacobian(t0, &q0, &v0);
+        let g0 = sys.constraints(t0, &q0);
+        let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.wv);
+        let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
+        for l in 0..K {
+            let norm = k0.kv.row(l).norm();
+            let scale = if norm > 0.0 { norm } else { 1.0 };
+            vel = vel.max(k0.k[l].abs() / scale);
+        }
+        let tol = options.consistency_tolerance;
+        if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
+            Ok(w0.wv)
+        } else {
+            Err(Error::InconsistentState {
+                position: pos,
+                velocity: vel,
+            })
+        }
     }
 }

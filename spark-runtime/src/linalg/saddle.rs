@@ -1,0 +1,62 @@
+//! Saddle-point systems `[[W, Bᵀ], [B, 0]] [x; y] = [f; c]`: least-change projections and
+//! consistent accelerations and multipliers.
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
+use crate::linalg::lu::{self, Singular};
+
+/// The unknowns `(x, y)`: `N` then `M` scalars.
+type Saddle<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
+
+/// Solves `[[W, Bᵀ], [B, 0]] [x; y] = [f; c]` by a dense LU on the stack.
+pub(crate) fn solve_saddle<const N: usize, const M: usize>(
+    w: &SMatrix<f64, N, N>,
+    b: &SMatrix<f64, M, N>,
+    f: &SVector<f64, N>,
+    c: &SVector<f64, M>,
+) -> Result<(SVector<f64, N>, SVector<f64, M>), Singular> {
+    let mut jac = zero_square::<Saddle<N, M>>();
+    let mut rhs = <Saddle<N, M> as Layout>::fill(0.0);
+    for a in 0..N {
+        for k in 0..N {
+            jac.0[a].0[k] = w[(a, k)];
+        }
+        for l in 0..M {
+            jac.0[a].1[l] = b[(l, a)];
+            jac.1[l].0[a] = b[(l, a)];
+        }
+        rhs.0[a] = f[a];
+    }
+    for l in 0..M {
+        rhs.1[l] = c[l];
+    }
+    let mut perm = <Saddle<N, M> as Layout>::fill(0usize);
+    let n = <Saddle<N, M> as Layout>::LEN;
+    {
+        let jm = flat_square::<Saddle<N, M>>(&mut jac);
+        let p = flat::<Saddle<N, M>, usize>(&mut perm);
+        let x = flat::<Saddle<N, M>, f64>(&mut rhs);
+        lu::factor(jm, p, n)?;
+        lu::solve(jm, p, x, n);
+    }
+    Ok((SVector::from(rhs.0), SVector::from(rhs.1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solves_a_saddle_system() {
+        let w = SMatrix::<f64, 3, 3>::new(2.0, 0.5, 0.0, 0.5, 1.0, 0.2, 0.0, 0.2, 3.0);
+        let b = SMatrix::<f64, 1, 3>::new(1.0, -1.0, 0.5);
+        let (f, c) = (
+            SVector::<f64, 3>::new(1.0, 2.0, -1.0),
+            SVector::<f64, 1>::new(0.3),
+        );
+        let (x, y) = solve_saddle(&w, &b, &f, &c).unwrap();
+        assert!((w * x + b.transpose() * y - f).norm() < 1e-14);
+        assert!((b * x - c).norm() < 1e-14);
+    }
+}
