@@ -107,6 +107,22 @@ pub struct Stub {
     pub dims: Option<(usize, usize)>,
 }
 
+impl Stub {
+    /// The stub of a model of which only the name is known.
+    pub fn empty(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> Self {
+        Self {
+            attrs,
+            vis,
+            name,
+            params: Vec::new(),
+            coords: Vec::new(),
+            vels: Vec::new(),
+            holonomic: 0,
+            dims: None,
+        }
+    }
+}
+
 /// The fields of the input, each taken at most once.
 #[derive(Default)]
 struct Fields {

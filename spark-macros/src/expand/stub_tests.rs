@@ -265,3 +265,63 @@ fn the_stub_counts_what_parsed() {
     assert_eq!(constant(&items, "HOLONOMIC_CONSTRAINTS"), "0usize: usize");
     assert!(items.default.is_some());
 }
+
+#[test]
+fn a_broken_header_keeps_the_name_and_the_body() {
+    // `struct` missing: the body's own mistake is reported too.
+    let items = expansion(quote! {
+        /// A pendulum.
+        pub Pendulum {
+            coordinates: [theta],
+            velocities: [omega],
+            parameters: [m = 1.0],
+            lagrangian: 0.5 * m * omega.powi(2) + thetaa.cos(),
+        }
+    });
+    assert_eq!(items.errors.len(), 2, "{:?}", items.errors);
+    assert!(items.errors[0].starts_with("expected `struct`"));
+    assert!(items.errors[1].starts_with("cannot find `thetaa`"));
+    let structure = items.structure.expect("a struct");
+    assert!(
+        structure.starts_with("# [doc = r\" A pendulum.\"]"),
+        "{structure}"
+    );
+    assert!(
+        structure.contains(
+            "pub struct Pendulum { # [doc = \"Parameter `m` (default `1.0`).\"] pub m : f64 , }"
+        ),
+        "{structure}"
+    );
+    assert!(items.default.is_some());
+    assert_eq!(items.traits, ["Model", "Lagrangian<1usize,0usize>"]);
+
+    // A generic model: the body after the generics.
+    let items = expansion(quote! {
+        pub(crate) struct Oscillator<T> {
+            coordinates: [q],
+            velocities: [v],
+            parameters: [k = 4.0],
+            lagrangian: 0.5 * v.powi(2) - 0.5 * k * q.powi(2),
+        }
+    });
+    assert_eq!(items.errors.len(), 1, "{:?}", items.errors);
+    let structure = items.structure.as_deref().expect("a struct");
+    assert!(
+        structure.contains("pub (crate) struct Oscillator"),
+        "{structure}"
+    );
+    assert_eq!(constant(&items, "PARAMETERS"), "1usize: usize");
+
+    // No body: a stub without fields.
+    let items = expansion(quote!(
+        pub struct Empty;
+    ));
+    assert_eq!(items.errors.len(), 1, "{:?}", items.errors);
+    assert!(items.default.is_some());
+    assert_eq!(constant(&items, "COORDINATES"), "0usize: usize");
+
+    // No name: the error alone.
+    let items = expansion(quote!(pub struct { coordinates: [x] }));
+    assert_eq!(items.errors.len(), 1, "{:?}", items.errors);
+    assert!(items.structure.is_none());
+}
