@@ -85,15 +85,42 @@ pub enum Form {
     },
 }
 
-/// What is known about the struct even when the model has errors: enough for a stub.
+/// What is known about the struct even when the model has errors: enough for a stub with the
+/// real struct's fields, `Default` and constants (see `expand::emit_stub`).
 pub struct Stub {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
-    pub params: Vec<Ident>,
+    /// Every parameter that parsed, once (its first declaration), with its default: the
+    /// literal's value, `0.0` for a default that is not a finite literal (that error is
+    /// reported), `None` when none is written.
+    pub params: Vec<Param>,
+    /// The names of the coordinates and of the velocities (momenta, variables), both `N`
+    /// long: `N` is the number of coordinates when their list parsed, else of velocities.
+    /// A name missing from the shorter list is empty.
+    pub coords: Vec<String>,
+    pub vels: Vec<String>,
+    /// The number of holonomic constraints that parsed.
+    pub holonomic: usize,
     /// `(N, M)` of a Lagrangian model whose coordinate, velocity and constraint lists parsed,
     /// so that the stub can also implement the model traits.
     pub dims: Option<(usize, usize)>,
+}
+
+impl Stub {
+    /// The stub of a model of which only the name is known.
+    pub fn empty(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> Self {
+        Self {
+            attrs,
+            vis,
+            name,
+            params: Vec::new(),
+            coords: Vec::new(),
+            vels: Vec::new(),
+            holonomic: 0,
+            dims: None,
+        }
+    }
 }
 
 /// The fields of the input, each taken at most once.
@@ -445,30 +472,47 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     let param_decls = fields.parameters.unwrap_or_default();
 
     // The stub: a struct with every parameter once, whatever else is wrong.
-    let mut stub_params: Vec<Ident> = Vec::new();
+    let mut stub_params: Vec<Param> = Vec::new();
     for p in &param_decls {
-        if !stub_params.contains(&p.name) {
-            stub_params.push(p.name.clone());
+        if !stub_params.iter().any(|s| s.name == p.name) {
+            let default = p
+                .default
+                .as_ref()
+                .map(|e| literal_value(e).filter(|x| x.is_finite()).unwrap_or(0.0));
+            stub_params.push(Param {
+                name: p.name.clone(),
+                default,
+            });
         }
     }
+    let stub_n = if coords_parsed {
+        coords.names.len()
+    } else {
+        vels.names.len()
+    };
+    let stub_names = |list: &NameList| -> Vec<String> {
+        (0..stub_n)
+            .map(|i| list.names.get(i).map_or_else(String::new, Ident::to_string))
+            .collect()
+    };
+    let stub_holonomic = fields.holonomic.as_ref().map_or(0, |h| h.exprs.len());
     let lagrangian_form = !fields.keys.contains_key("hamiltonian")
         && !["v", "p", "f", "r"]
             .iter()
             .any(|k| fields.keys.contains_key(*k));
-    let dims = match (&fields.holonomic, lagrangian_form && both_lists) {
-        (Some(h), true) if coords.names.len() == vels.names.len() && !coords.names.is_empty() => {
-            Some((coords.names.len(), h.exprs.len()))
-        }
-        (None, true) if coords.names.len() == vels.names.len() && !coords.names.is_empty() => {
-            Some((coords.names.len(), 0))
-        }
-        _ => None,
-    };
+    let dims = (lagrangian_form
+        && both_lists
+        && coords.names.len() == vels.names.len()
+        && !coords.names.is_empty())
+    .then_some((stub_n, stub_holonomic));
     let stub = Stub {
         attrs: attrs.clone(),
         vis: vis.clone(),
         name: name.clone(),
         params: stub_params,
+        coords: stub_names(&coords),
+        vels: stub_names(&vels),
+        holonomic: stub_holonomic,
         dims,
     };
 

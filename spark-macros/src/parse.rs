@@ -5,12 +5,13 @@
 //! [`FieldValue::Invalid`] with its error, and parsing goes on after the next top-level comma.
 //! Only a broken header (`struct Name { ... }` itself) stops it.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use syn::parse::discouraged::Speculative;
-use syn::parse::{Parse, ParseStream};
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::{braced, bracketed, Attribute, Expr, Ident, Token, Visibility};
 
 use crate::ctxt::with_help;
+use crate::model::Stub;
 
 /// The names of the fields a model may have, in the order the docs list them.
 pub const FIELD_NAMES: &[&str] = &[
@@ -295,34 +296,79 @@ impl Parse for ModelInput {
     }
 }
 
-/// What to emit when the input does not even parse: the error, plus an empty struct of the
-/// intended name when one can be found, so that the user's other code still type-checks.
+/// What to emit when the input does not even parse: the error, plus a stub of the intended
+/// name when one can be found (see [`recover`]), so that the user's other code still
+/// type-checks. When the body is recovered too it is checked as usual: its own errors are
+/// reported along with this one, and the stub has its parameters and constants.
 pub fn fallback(input: TokenStream, err: syn::Error) -> TokenStream {
-    let mut out = err.to_compile_error();
-    if let Some((vis, name)) = find_name(input) {
-        out.extend(quote::quote! {
-            #[allow(dead_code)]
-            #vis struct #name {}
-        });
-    }
-    out
-}
-
-fn find_name(input: TokenStream) -> Option<(TokenStream, Ident)> {
-    let mut vis = TokenStream::new();
-    let mut iter = input.into_iter().peekable();
-    while let Some(tt) = iter.next() {
-        if let proc_macro2::TokenTree::Ident(id) = &tt {
-            if id == "pub" {
-                vis = quote::quote!(pub);
-            }
-            if id == "struct" {
-                if let Some(proc_macro2::TokenTree::Ident(name)) = iter.next() {
-                    return Some((vis, name));
+    match recover(input) {
+        None => err.to_compile_error(),
+        Some(Recovered::Name(stub)) => {
+            let mut out = err.to_compile_error();
+            out.extend(crate::expand::emit_stub(&stub));
+            out
+        }
+        Some(Recovered::Model(mut model)) => {
+            model.errors.insert(0, err.clone());
+            match crate::model::build(model) {
+                Err(failed) => {
+                    let (errors, stub) = *failed;
+                    let mut out = errors.to_compile_error();
+                    out.extend(crate::expand::emit_stub(&stub));
+                    out
                 }
-                return None;
+                // Not reached: the header's error is among the model's errors.
+                Ok(_) => err.to_compile_error(),
             }
         }
     }
-    None
+}
+
+/// What [`recover`] finds of a model whose header does not parse.
+enum Recovered {
+    /// Only the name (and what precedes it): the stub of an empty model.
+    Name(Stub),
+    /// The name and a body, parsed as a model of that name.
+    Model(ModelInput),
+}
+
+/// The name of a model whose header does not parse: the identifier after `struct`, or, when
+/// `struct` is missing, an identifier directly followed by a `{ ... }` body. The attributes and
+/// visibility before it are kept when they parse; the body is the first `{ ... }` after it.
+fn recover(input: TokenStream) -> Option<Recovered> {
+    let tokens: Vec<TokenTree> = input.into_iter().collect();
+    let is_body =
+        |t: &TokenTree| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
+    let is_ident = |t: &TokenTree, s: &str| matches!(t, TokenTree::Ident(id) if id == s);
+    let (head_end, name_at) = match tokens.iter().position(|t| is_ident(t, "struct")) {
+        Some(i) => (i, i + 1),
+        None => {
+            let i = tokens.windows(2).position(|w| {
+                matches!(&w[0], TokenTree::Ident(_)) && !is_ident(&w[0], "pub") && is_body(&w[1])
+            })?;
+            (i, i)
+        }
+    };
+    let TokenTree::Ident(name) = tokens.get(name_at)? else {
+        return None;
+    };
+    let head: TokenStream = tokens[..head_end].iter().cloned().collect();
+    let head_parser = |input: ParseStream| {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        input.parse::<TokenStream>()?;
+        Ok((attrs, vis))
+    };
+    let (attrs, vis) = head_parser
+        .parse2(head)
+        .unwrap_or((Vec::new(), Visibility::Inherited));
+    let body = tokens[name_at + 1..].iter().find(|t| is_body(t));
+    match body.map(|body| syn::parse2::<ModelInput>(quote::quote!(struct #name #body))) {
+        Some(Ok(mut model)) => {
+            model.attrs = attrs;
+            model.vis = vis;
+            Some(Recovered::Model(model))
+        }
+        _ => Some(Recovered::Name(Stub::empty(attrs, vis, name.clone()))),
+    }
 }
