@@ -89,4 +89,4 @@ pub mod __private {
 }
 
 pub use nalgebra;
-pub use spark_runtime::{dae, hamiltonian, lobatto_index2, state};
+pub use spark_runtime::{dae, hamiltonian, lobatto_index2, state, step};
