@@ -20,6 +20,30 @@ pub enum Phase {
 }
 
 /// Everything that can go wrong in the runtime. On any error the caller's state is unchanged.
+///
+/// ```
+/// use spark::{Error, GaussLobatto, Integrator, State};
+/// # spark::mechanics! {
+/// #     pub struct Pendulum {
+/// #         coordinates: [x, y],
+/// #         velocities: [vx, vy],
+/// #         parameters: [g = 9.81],
+/// #         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - g * y,
+/// #         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+/// #     }
+/// # }
+/// // (`Pendulum` as in the example of [`Integrator`](crate::Integrator).)
+/// assert!(matches!(
+///     Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), f64::NAN),
+///     Err(Error::InvalidStepSize { .. })
+/// ));
+/// let mut sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+/// let mut s = State::new(0.0, [2.0, 0.0], [0.0, 0.0]); // |q| = 2, off the unit circle
+/// match sim.step(&mut s) {
+///     Err(Error::InconsistentState { position, .. }) => assert!(position > 0.1),
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Error {

@@ -28,6 +28,13 @@ pub struct State<const N: usize, const M: usize> {
 
 impl<const N: usize, const M: usize> State<N, M> {
     /// A state from the time, `y`, `z` and a multiplier guess (arrays or `SVector`s).
+    ///
+    /// ```
+    /// use spark_runtime::dae::State;
+    /// // y, z and one multiplier guess.
+    /// let s = State::new(0.0, [1.0, 1.0], [1.0, -1.0], [0.0]);
+    /// assert_eq!((s.y[0], s.z[1], s.lambda[0]), (1.0, -1.0, 0.0));
+    /// ```
     pub fn new(
         t: f64,
         y: impl Into<SVector<f64, N>>,

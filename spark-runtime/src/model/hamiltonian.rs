@@ -21,6 +21,12 @@ pub struct State<const N: usize> {
 
 impl<const N: usize> State<N> {
     /// A state from the time, coordinates and momenta (arrays or `SVector`s).
+    ///
+    /// ```
+    /// use spark_runtime::hamiltonian::State;
+    /// let s = State::new(0.0, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+    /// assert_eq!((s.q[0], s.p[1]), (1.0, 1.0));
+    /// ```
     pub fn new(t: f64, q: impl Into<SVector<f64, N>>, p: impl Into<SVector<f64, N>>) -> Self {
         Self {
             t,

@@ -24,6 +24,12 @@ impl<const N: usize> State<N> {
     /// assert_eq!(s.q[0], 1.0);
     /// assert_eq!(s.v[1], 0.5);
     /// ```
+    ///
+    /// ```
+    /// use spark_runtime::State;
+    /// let s = State::new(0.5, [1.0, 0.0], [0.0, 2.0]);
+    /// assert_eq!((s.t, s.q[0], s.v[1]), (0.5, 1.0, 2.0));
+    /// ```
     pub fn new(t: f64, q: impl Into<SVector<f64, N>>, v: impl Into<SVector<f64, N>>) -> Self {
         Self {
             t,
@@ -33,6 +39,12 @@ impl<const N: usize> State<N> {
     }
 
     /// True when `t`, every coordinate and every velocity are finite.
+    ///
+    /// ```
+    /// use spark_runtime::State;
+    /// assert!(State::new(0.0, [1.0], [0.0]).is_finite());
+    /// assert!(!State::new(0.0, [f64::NAN], [0.0]).is_finite());
+    /// ```
     pub fn is_finite(&self) -> bool {
         self.t.is_finite() && all_finite(&self.q) && all_finite(&self.v)
     }
