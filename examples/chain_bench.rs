@@ -95,8 +95,9 @@ fn args() -> Args {
 /// `../shared/peers/casadi/results/reference.json` (or `$SPARK_PEERS/results/reference.json`)
 /// with a parser that knows just this file's shape: `"N": { "<n>": { "qT": [ ... ], ... } }`.
 fn reference_q(n: usize) -> Option<Vec<f64>> {
-    let dir = std::env::var("SPARK_PEERS")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/peers/casadi").into());
+    let dir = std::env::var("SPARK_PEERS").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/peers/casadi").into()
+    });
     let text = std::fs::read_to_string(format!("{dir}/results/reference.json")).ok()?;
     let all = &text[text.find("\"N\"")?..];
     let this = &all[all.find(&format!("\"{n}\":"))?..];
@@ -254,7 +255,7 @@ where
         states.push(s);
     }
     let sys = Sys::default();
-    let mu = nalgebra::SVector::<f64, M>::from_fn(|i, _| 0.01 * (i as f64 + 1.0));
+    let mu = spark::nalgebra::SVector::<f64, M>::from_fn(|i, _| 0.01 * (i as f64 + 1.0));
     let time = |f: &dyn Fn(&State<N>)| -> f64 {
         let mut best = f64::INFINITY;
         for _ in 0..7 {
