@@ -66,10 +66,12 @@
 //! Methods: [`GaussLobatto`] (order 2S, any mix of constraints), [`Emprk`] (order 2S),
 //! [`LobattoIIIAB`] and [`LobattoIIIABD`] (order 2S − 2), [`LobattoIIIABIndex2`] (paper 002,
 //! nonholonomic only), [`SymplecticEuler`], [`SymplecticEulerI`], [`SymplecticEulerII`] (order 1),
-//! and [`Rklm`] / [`Srklm`] for ODEs with local models. See the README for the DSL reference, the
-//! methods and what is guaranteed.
+//! and [`Rklm`] / [`Srklm`] for ODEs with local models. The DSL (every field, the supported
+//! functions, what is generated) is documented on [`mechanics!`]; the README lists each method's
+//! properties and the tests that check every guarantee.
 #![no_std]
 
+#[doc = include_str!("dsl.md")]
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, Advance, ConstraintJacobian, DynamicsJacobian, Emprk, Error,

@@ -15,7 +15,8 @@ mod parse;
 mod sym;
 
 /// Defines a mechanical model: a struct holding its parameters, and the derivative code the
-/// spark runtime needs to integrate it. See the `spark` crate for the syntax.
+/// spark runtime needs to integrate it. Use it as `spark::mechanics!`: the generated code
+/// refers to the `spark` crate, whose documentation of this macro holds the full DSL reference.
 #[proc_macro]
 pub fn mechanics(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand::expand(input.into()).into()
