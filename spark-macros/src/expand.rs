@@ -99,7 +99,7 @@ pub(crate) fn emit_stub(stub: &Stub) -> TokenStream {
     };
     let n = coords.len();
     let param_strs: Vec<String> = param_names.iter().map(|c| c.to_string()).collect();
-    let p_count = param_strs.len();
+    let consts = emit_constants(name, n, *holonomic, coords, vels, &param_strs);
 
     quote! {
         #(#attrs)*
@@ -112,21 +112,7 @@ pub(crate) fn emit_stub(stub: &Stub) -> TokenStream {
 
         #default_impl
 
-        #[allow(dead_code)]
-        impl #name {
-            /// Number of coordinates (and of velocities).
-            pub const COORDINATES: usize = #n;
-            /// Number of holonomic constraints.
-            pub const HOLONOMIC_CONSTRAINTS: usize = #holonomic;
-            /// Number of parameters.
-            pub const PARAMETERS: usize = #p_count;
-            /// Names of the coordinates, in order.
-            pub const COORDINATE_NAMES: [&'static str; #n] = [#(#coords),*];
-            /// Names of the velocities, in order.
-            pub const VELOCITY_NAMES: [&'static str; #n] = [#(#vels),*];
-            /// Names of the parameters, in order.
-            pub const PARAMETER_NAMES: [&'static str; #p_count] = [#(#param_strs),*];
-        }
+        #consts
 
         impl #rt::Model for #name {
             fn first_non_finite_parameter(&self) -> ::core::option::Option<&'static str> {
@@ -407,10 +393,10 @@ fn emit_header(model: &Model) -> TokenStream {
     } else {
         quote!()
     };
-    let coord_names = model.coords.iter().map(|c| c.to_string());
-    let vel_names = model.vels.iter().map(|c| c.to_string());
+    let coord_names: Vec<String> = model.coords.iter().map(|c| c.to_string()).collect();
+    let vel_names: Vec<String> = model.vels.iter().map(|c| c.to_string()).collect();
     let param_strs: Vec<String> = param_names.iter().map(|c| c.to_string()).collect();
-    let p_count = param_strs.len();
+    let consts = emit_constants(name, n, m, &coord_names, &vel_names, &param_strs);
 
     quote! {
         #(#attrs)*
@@ -422,21 +408,7 @@ fn emit_header(model: &Model) -> TokenStream {
 
         #default_impl
 
-        #[allow(dead_code)]
-        impl #name {
-            /// Number of coordinates (and of velocities).
-            pub const COORDINATES: usize = #n;
-            /// Number of holonomic constraints.
-            pub const HOLONOMIC_CONSTRAINTS: usize = #m;
-            /// Number of parameters.
-            pub const PARAMETERS: usize = #p_count;
-            /// Names of the coordinates, in order.
-            pub const COORDINATE_NAMES: [&'static str; #n] = [#(#coord_names),*];
-            /// Names of the velocities, in order.
-            pub const VELOCITY_NAMES: [&'static str; #n] = [#(#vel_names),*];
-            /// Names of the parameters, in order.
-            pub const PARAMETER_NAMES: [&'static str; #p_count] = [#(#param_strs),*];
-        }
+        #consts
 
         impl #rt::Model for #name {
             fn first_non_finite_parameter(&self) -> ::core::option::Option<&'static str> {
@@ -872,6 +844,36 @@ fn emit_odae(mut model: Model, form: OdaeForm) -> TokenStream {
                 #hj_body
             }
             #energy_fn
+        }
+    }
+}
+
+/// The associated constants of a model struct (sizes and names), the same for a model and for
+/// the stub of a model with errors.
+fn emit_constants<N: quote::ToTokens>(
+    name: &N,
+    n: usize,
+    holonomic: usize,
+    coords: &[String],
+    vels: &[String],
+    params: &[String],
+) -> TokenStream {
+    let p_count = params.len();
+    quote! {
+        #[allow(dead_code)]
+        impl #name {
+            /// Number of coordinates (and of velocities).
+            pub const COORDINATES: usize = #n;
+            /// Number of holonomic constraints.
+            pub const HOLONOMIC_CONSTRAINTS: usize = #holonomic;
+            /// Number of parameters.
+            pub const PARAMETERS: usize = #p_count;
+            /// Names of the coordinates, in order.
+            pub const COORDINATE_NAMES: [&'static str; #n] = [#(#coords),*];
+            /// Names of the velocities, in order.
+            pub const VELOCITY_NAMES: [&'static str; #n] = [#(#vels),*];
+            /// Names of the parameters, in order.
+            pub const PARAMETER_NAMES: [&'static str; #p_count] = [#(#params),*];
         }
     }
 }
