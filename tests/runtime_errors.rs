@@ -54,6 +54,39 @@ fn bad_step_sizes_and_parameters_are_refused() {
 }
 
 #[test]
+fn parameters_changed_between_steps_take_effect_and_non_finite_ones_are_refused() {
+    let s0 = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    let mut a = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    let moon = Pendulum {
+        g: 1.62,
+        ..Pendulum::default()
+    };
+    let mut b = Integrator::<Pendulum, GaussLobatto<2>>::new(moon, 0.01).unwrap();
+    // Changing g through `system_mut` gives exactly the run of a model built with that g.
+    a.system_mut().g = 1.62;
+    let (mut sa, mut sb) = (s0, s0);
+    for _ in 0..50 {
+        a.step(&mut sa).unwrap();
+        b.step(&mut sb).unwrap();
+    }
+    assert_eq!(sa, sb);
+    for bad in [f64::NAN, f64::INFINITY, -f64::INFINITY] {
+        a.system_mut().l = bad;
+        let before = sa;
+        assert_eq!(
+            a.step(&mut sa),
+            Err(Error::NonFiniteParameter { name: "l" })
+        );
+        assert_eq!(sa, before);
+    }
+    // Fixed again, the run goes on from the untouched state.
+    a.system_mut().l = 1.0;
+    a.step(&mut sa).unwrap();
+    b.step(&mut sb).unwrap();
+    assert_eq!(sa, sb);
+}
+
+#[test]
 fn non_finite_states_are_refused_unchanged() {
     let mut sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
     for s0 in [

@@ -312,6 +312,35 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         &self.sys
     }
 
+    /// The model, to change its parameters between steps (a control loop sets its inputs this
+    /// way). A value set to NaN or ±∞ makes the next [`Integrator::step`] fail with
+    /// [`Error::NonFiniteParameter`] and leave the state untouched.
+    ///
+    /// ```
+    /// use spark::{Error, GaussLobatto, Integrator, State};
+    /// # spark::mechanics! {
+    /// #     pub struct Pendulum {
+    /// #         coordinates: [x, y],
+    /// #         velocities: [vx, vy],
+    /// #         parameters: [m = 1.0, l = 1.0, g = 9.81],
+    /// #         lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+    /// #         holonomic: [x.powi(2) + y.powi(2) - l.powi(2)],
+    /// #     }
+    /// # }
+    /// // (`Pendulum` as in the example of [`Integrator`].)
+    /// let mut sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    /// let mut s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    /// sim.system_mut().g = 1.62; // on the Moon from now on
+    /// sim.step(&mut s).unwrap();
+    /// sim.system_mut().g = f64::NAN;
+    /// let before = s;
+    /// assert!(matches!(sim.step(&mut s), Err(Error::NonFiniteParameter { name: "g" })));
+    /// assert_eq!(s, before);
+    /// ```
+    pub fn system_mut(&mut self) -> &mut Sys {
+        &mut self.sys
+    }
+
     /// The step size.
     pub fn step_size(&self) -> f64 {
         self.h
@@ -366,7 +395,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         self.last
     }
 
-    /// Advances `state` by one step. On error `state` is left exactly as it was.
+    /// Advances `state` by one step. On error `state` is left exactly as it was. Errors: the
+    /// model's parameters are not all finite ([`Error::NonFiniteParameter`]), the state is not
+    /// finite or not consistent, or the step's Newton iteration failed (step too large).
     /// ```
     /// use spark::{GaussLobatto, Integrator, Options, State};
     /// # spark::mechanics! {
@@ -389,6 +420,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         &mut self,
         state: &mut St,
     ) -> Result<(), Error> {
+        // The model may have been changed through `system_mut` since the last step.
+        if let Some(name) = self.sys.first_non_finite_parameter() {
+            return Err(Error::NonFiniteParameter { name });
+        }
         let (next, stats) = St::advance::<Meth>(&self.sys, self.h, &self.options, state)?;
         *state = next;
         self.last = stats;
