@@ -98,6 +98,7 @@ impl Lagrangian<7, 0, 1> for Particles {
             lvv: M7::identity(),
             lvq: M7::zeros(),
             lqq: -Self::hess_u(q),
+            fv: SMatrix::zeros(),
         }
     }
     fn constraints(&self, _t: f64, _q: &V7) -> SVector<f64, 0> {

@@ -9,6 +9,7 @@ extern crate proc_macro;
 mod check;
 mod ctxt;
 mod expand;
+mod forces;
 mod lower;
 mod model;
 mod parse;

@@ -22,16 +22,21 @@ use crate::sym::{Arena, Id};
 #[path = "model/tests.rs"]
 mod tests;
 
-/// A parameter: a field of the generated struct.
+/// A parameter or an input: a field of the generated struct.
 pub struct Param {
     pub name: Ident,
     pub default: Option<f64>,
+    /// An input (`inputs: [...]`, default `0.0`, held constant over a step) rather than a
+    /// parameter. Inputs come after the parameters.
+    pub input: bool,
 }
 
-/// Symbol numbering in the arena: `t`, then coordinates, velocities, parameters, multipliers.
+/// Symbol numbering in the arena: `t`, then coordinates, velocities, parameters (inputs
+/// last among them), multipliers.
 #[derive(Clone, Copy)]
 pub struct Vars {
     pub n: usize,
+    /// Parameters and inputs together.
     pub params: usize,
 }
 
@@ -63,6 +68,9 @@ pub struct Model {
     pub vars: Vars,
     pub arena: Arena,
     pub lagrangian: Id,
+    /// The non-conservative generalized forces `Q` (one per coordinate, `forces` minus the
+    /// velocity gradient of `dissipation`), empty when the model has none.
+    pub forces: Vec<Id>,
     pub holonomic: Vec<Id>,
     /// Nonholonomic constraints `k(t, q, v)` (Lagrangian form only).
     pub nonholonomic: Vec<Id>,
@@ -129,7 +137,10 @@ struct Fields {
     coordinates: Option<NameList>,
     velocities: Option<NameList>,
     parameters: Option<Vec<ParameterDecl>>,
+    inputs: Option<NameList>,
     definitions: Option<syn::Block>,
+    forces: Option<ExprList>,
+    dissipation: Option<Box<Expr>>,
     lagrangian: Option<Box<Expr>>,
     holonomic: Option<ExprList>,
     nonholonomic: Option<ExprList>,
@@ -184,14 +195,17 @@ fn collect_fields(cx: &mut Ctxt, fields_in: Vec<crate::parse::Field>) -> Fields 
         match field.value {
             FieldValue::Names(names) if key == "coordinates" => fields.coordinates = Some(names),
             FieldValue::Names(names) if key == "multipliers" => fields.multipliers = Some(names),
+            FieldValue::Names(names) if key == "inputs" => fields.inputs = Some(names),
             // `momenta` (Hamiltonian form) and `variables` (DAE form) take the place of the
             // velocities; `form_of` rejects a model that gives more than one of them.
             FieldValue::Names(names) => fields.velocities = Some(names),
             FieldValue::Expr(e) if key == "hamiltonian" => fields.hamiltonian = Some(e),
+            FieldValue::Expr(e) if key == "dissipation" => fields.dissipation = Some(e),
             FieldValue::Parameters(p) => fields.parameters = Some(p),
             FieldValue::Definitions(b) => fields.definitions = Some(b),
             FieldValue::Expr(e) => fields.lagrangian = Some(e),
             FieldValue::Exprs(e) if key == "holonomic" => fields.holonomic = Some(e),
+            FieldValue::Exprs(e) if key == "forces" => fields.forces = Some(e),
             FieldValue::Exprs(e) if key == "v" => fields.dae[0] = Some(e),
             FieldValue::Exprs(e) if key == "p" => fields.dae[1] = Some(e),
             FieldValue::Exprs(e) if key == "f" => fields.dae[2] = Some(e),
@@ -354,6 +368,7 @@ fn parameters(cx: &mut Ctxt, decls: &[ParameterDecl]) -> Vec<Param> {
         params.push(Param {
             name: p.name.clone(),
             default,
+            input: false,
         });
     }
     params
@@ -482,6 +497,20 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             stub_params.push(Param {
                 name: p.name.clone(),
                 default,
+                input: false,
+            });
+        }
+    }
+    let input_names: Vec<Ident> = fields
+        .inputs
+        .as_ref()
+        .map_or_else(Vec::new, |l| l.names.clone());
+    for u in &input_names {
+        if !stub_params.iter().any(|s| s.name == *u) {
+            stub_params.push(Param {
+                name: u.clone(),
+                default: Some(0.0),
+                input: true,
             });
         }
     }
@@ -540,8 +569,18 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         .iter()
         .map(|p| declared.declare(&mut cx, &p.name, "a parameter", false))
         .collect();
+    let input_ok: Vec<bool> = input_names
+        .iter()
+        .map(|u| declared.declare(&mut cx, u, "an input", false))
+        .collect();
 
-    let params = parameters(&mut cx, &param_decls);
+    let mut params = parameters(&mut cx, &param_decls);
+    let first_input = params.len();
+    params.extend(input_names.iter().map(|u| Param {
+        name: u.clone(),
+        default: Some(0.0),
+        input: true,
+    }));
 
     // Symbols. With mismatched lists every name still gets its own variable (the model is
     // not emitted then).
@@ -565,7 +604,11 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             scope.bind(v.to_string(), arena.var(vars.v(i)));
         }
     }
-    for (k, (p, ok)) in params.iter().zip(&param_ok).enumerate() {
+    for (k, (p, ok)) in params
+        .iter()
+        .zip(param_ok.iter().chain(&input_ok))
+        .enumerate()
+    {
         if *ok {
             scope.bind(p.name.to_string(), arena.var(vars.param(k)));
         }
@@ -623,8 +666,10 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     };
     let holonomic = lower_list(&fields.holonomic);
     let nonholonomic = lower_list(&fields.nonholonomic);
+    let force_list = lower_list(&fields.forces);
     let dae_lists: Vec<Vec<Id>> = fields.dae.iter().map(&mut lower_list).collect();
     let hamiltonian = fields.hamiltonian.as_ref().map(|e| lower.expr(&scope, e));
+    let dissipation = fields.dissipation.as_ref().map(|e| lower.expr(&scope, e));
     // A model in another form has no Lagrangian: a placeholder makes the Lagrangian checks
     // (regularity) skip it.
     let lagrangian = if is_hamiltonian || is_dae {
@@ -670,6 +715,26 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         lists_consistent,
     };
     check::check(&mut cx, &mut arena, &problem);
+    let inputs = first_input..params.len();
+    let forces = crate::forces::build(
+        &mut cx,
+        &mut arena,
+        crate::forces::Input {
+            vars,
+            inputs: inputs.clone(),
+            params: &params,
+            forces: &force_list,
+            forces_list: fields.forces.as_ref(),
+            dissipation,
+            keys: &fields.keys,
+            lagrangian_form: !is_hamiltonian && !is_dae,
+            multipliers: multipliers.len(),
+            constraints: [
+                (&holonomic[..], hol_exprs, "holonomic"),
+                (&nonholonomic[..], nonhol_exprs, "nonholonomic"),
+            ],
+        },
+    );
 
     match cx.finish() {
         Err(e) => Err(Box::new((e, stub))),
@@ -683,6 +748,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             vars,
             arena,
             lagrangian,
+            forces,
             holonomic,
             nonholonomic,
             form,

@@ -18,10 +18,13 @@ pub const FIELD_NAMES: &[&str] = &[
     "coordinates",
     "velocities",
     "parameters",
+    "inputs",
     "definitions",
     "lagrangian",
     "holonomic",
     "nonholonomic",
+    "forces",
+    "dissipation",
     "momenta",
     "hamiltonian",
     "variables",
@@ -50,15 +53,15 @@ pub struct Field {
 
 /// The value of a field, shaped by its key.
 pub enum FieldValue {
-    /// `[a, b, c]` (`coordinates`, `velocities`).
+    /// `[a, b, c]` (`coordinates`, `velocities`, `inputs`, ...).
     Names(NameList),
     /// `[m = 1.0, l]` (`parameters`).
     Parameters(Vec<ParameterDecl>),
     /// `{ let a = ...; let b = ...; }` (`definitions`).
     Definitions(syn::Block),
-    /// One expression (`lagrangian`).
+    /// One expression (`lagrangian`, `hamiltonian`, `dissipation`).
     Expr(Box<Expr>),
-    /// `[e1, e2]` (`holonomic`, `nonholonomic`).
+    /// `[e1, e2]` (`holonomic`, `nonholonomic`, `forces`, ...).
     Exprs(ExprList),
     /// A key that is not a field: its value was skipped.
     Unknown,
@@ -153,12 +156,13 @@ impl FieldValue {
         errors: &mut Vec<syn::Error>,
     ) -> syn::Result<Self> {
         Ok(match key.to_string().as_str() {
-            "coordinates" | "velocities" | "momenta" | "variables" | "multipliers" => {
+            "coordinates" | "velocities" | "momenta" | "variables" | "multipliers" | "inputs" => {
                 let what = match key.to_string().as_str() {
                     "coordinates" => "a coordinate name such as `x`",
                     "velocities" => "a velocity name such as `vx`",
                     "momenta" => "a momentum name such as `px`",
                     "variables" => "a variable name such as `z1`",
+                    "inputs" => "an input name such as `u`",
                     _ => "a multiplier name such as `lambda`",
                 };
                 let (span, names) = bracketed_list(input, errors, |i, _| {
@@ -171,8 +175,10 @@ impl FieldValue {
                 bracketed_list(input, errors, ParameterDecl::parse_recovering)?.1,
             ),
             "definitions" => FieldValue::Definitions(input.parse()?),
-            "lagrangian" | "hamiltonian" => FieldValue::Expr(Box::new(input.parse()?)),
-            "holonomic" | "nonholonomic" | "v" | "p" | "f" | "r" => {
+            "lagrangian" | "hamiltonian" | "dissipation" => {
+                FieldValue::Expr(Box::new(input.parse()?))
+            }
+            "holonomic" | "nonholonomic" | "forces" | "v" | "p" | "f" | "r" => {
                 let (_, exprs) = bracketed_list(input, errors, |i, _| i.parse::<Expr>())?;
                 FieldValue::Exprs(ExprList { exprs })
             }

@@ -52,9 +52,9 @@ pub enum Error {
         /// The rejected step size.
         h: f64,
     },
-    /// A model parameter is NaN or infinite.
+    /// A model parameter or input is NaN or infinite.
     NonFiniteParameter {
-        /// The parameter's name in the model.
+        /// The parameter's or input's name in the model.
         name: &'static str,
     },
     /// The state holds NaN or infinite values.
@@ -103,7 +103,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Error::InvalidStepSize { h } => write!(f, "step size {h} is not a finite nonzero number"),
-            Error::NonFiniteParameter { name } => write!(f, "parameter `{name}` is not finite"),
+            Error::NonFiniteParameter { name } => write!(f, "parameter or input `{name}` is not finite"),
             Error::NonFiniteState => write!(f, "the state contains NaN or infinite values"),
             Error::InconsistentState { position, velocity } => write!(
                 f,

@@ -46,6 +46,7 @@ impl Lagrangian<3, 0, 1> for Particle {
             lvv: SMatrix::identity(),
             lvq: SMatrix::zeros(),
             lqq: SMatrix::from_diagonal(&V3::new(-2.0, -2.0, 0.0)),
+            fv: SMatrix::zeros(),
         }
     }
     fn constraints(&self, _t: f64, _q: &V3) -> SVector<f64, 0> {
@@ -134,6 +135,7 @@ impl Lagrangian<4, 1, 1> for Skate {
             lvv: SMatrix::identity() * 0.5,
             lvq: SMatrix::zeros(),
             lqq: SMatrix::zeros(),
+            fv: SMatrix::zeros(),
         }
     }
     fn constraints(&self, _t: f64, q: &V4) -> SVector<f64, 1> {
@@ -258,6 +260,7 @@ impl Lagrangian<2, 1> for Pendulum {
             lvv: SMatrix::identity(),
             lvq: SMatrix::zeros(),
             lqq: SMatrix::zeros(),
+            fv: SMatrix::zeros(),
         }
     }
     fn constraints(&self, _t: f64, q: &V2) -> SVector<f64, 1> {
@@ -679,6 +682,7 @@ impl Lagrangian<3, 0, 1> for KnifeEdge {
             lvv: SMatrix::identity(),
             lvq: SMatrix::zeros(),
             lqq: SMatrix::zeros(),
+            fv: SMatrix::zeros(),
         }
     }
     fn constraints(&self, _t: f64, _q: &V3) -> SVector<f64, 0> {

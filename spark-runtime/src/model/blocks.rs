@@ -15,7 +15,7 @@ macro_rules! zero_default {
     };
 }
 
-zero_default!(DynamicsJacobian<N> { p, f, lvv, lvq, lqq });
+zero_default!(DynamicsJacobian<N> { p, f, lvv, lvq, lqq, fv });
 zero_default!(MassForce<N> { p, f, lvv, lvq_v });
 zero_default!(ConstraintGradient<N, M> { g, gq });
 zero_default!(ConstraintJacobian<N, M> { g, gq, hess_mu });
@@ -28,19 +28,28 @@ zero_default!(HiddenJacobian<N, M> { w, w_y, w_z });
 
 /// Momentum, force and their derivatives at one point `(t, q, v)`.
 ///
-/// `p = ∂L/∂v`, `f = ∂L/∂q`; `lvv = ∂²L/∂v²`, `lvq[(a, b)] = ∂²L/∂v_a∂q_b`, `lqq = ∂²L/∂q²`.
+/// The equations of motion are `d/dt p = f − Gᵀλ − k_vᵀψ` with the momentum `p = ∂L/∂v` and
+/// the generalized force `f = ∂L/∂q + Q`, where `Q(t, q, v, u)` is the non-conservative force
+/// (`forces` and `−∂D/∂v` of a `dissipation` in `mechanics!`; zero for a conservative model).
+/// `lvv = ∂²L/∂v²`, `lvq[(a, b)] = ∂²L/∂v_a∂q_b`, `lqq = ∂f/∂q`, `fv = ∂Q/∂v`, so that
+/// `∂f/∂v = lvqᵀ + fv`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DynamicsJacobian<const N: usize> {
     /// `∂L/∂v`.
     pub p: SVector<f64, N>,
-    /// `∂L/∂q`.
+    /// `∂L/∂q + Q`: the generalized force, conservative and not.
     pub f: SVector<f64, N>,
     /// `∂²L/∂v∂v`.
     pub lvv: SMatrix<f64, N, N>,
     /// `∂²L/∂v_a∂q_b` (row: velocity, column: coordinate).
     pub lvq: SMatrix<f64, N, N>,
-    /// `∂²L/∂q∂q`.
+    /// `∂f/∂q = ∂²L/∂q∂q + ∂Q/∂q` (row: force component, column: coordinate); symmetric when
+    /// there is no non-conservative force.
     pub lqq: SMatrix<f64, N, N>,
+    /// `∂Q/∂v` (row: force component, column: velocity): the velocity Jacobian of the
+    /// non-conservative force, the part of `∂f/∂v` that is not `lvqᵀ`. Zero (the `Default`)
+    /// without such forces.
+    pub fv: SMatrix<f64, N, N>,
 }
 
 /// Momentum, force, mass matrix and `L_vq v` at one point `(t, q, v)`: what the simplified
@@ -50,7 +59,7 @@ pub struct DynamicsJacobian<const N: usize> {
 pub struct MassForce<const N: usize> {
     /// `∂L/∂v`.
     pub p: SVector<f64, N>,
-    /// `∂L/∂q`.
+    /// `∂L/∂q + Q`: the generalized force (see [`DynamicsJacobian`]).
     pub f: SVector<f64, N>,
     /// `∂²L/∂v∂v`.
     pub lvv: SMatrix<f64, N, N>,

@@ -8,15 +8,20 @@ use crate::model::blocks::{
 };
 use crate::model::Model;
 
-/// A Lagrangian system `L(t, q, v)` with `N` coordinates, `M` holonomic constraints
-/// `g(t, q) = 0` (reaction force `−Gᵀλ`) and `K` nonholonomic constraints `k(t, q, v) = 0`
-/// (reaction force `−k_vᵀψ`; `K = 0` by default):
+/// A Lagrangian system `L(t, q, v)` with `N` coordinates, non-conservative generalized forces
+/// `Q(t, q, v)` (zero for a conservative model), `M` holonomic constraints `g(t, q) = 0`
+/// (reaction force `−Gᵀλ`) and `K` nonholonomic constraints `k(t, q, v) = 0` (reaction force
+/// `−k_vᵀψ`; `K = 0` by default):
 ///
 /// ```text
 /// q' = v
-/// d/dt ∇_v L(t, q, v) = ∇_q L(t, q, v) − G(t, q)ᵀ λ − k_v(t, q, v)ᵀ ψ
+/// d/dt ∇_v L(t, q, v) = ∇_q L(t, q, v) + Q(t, q, v) − G(t, q)ᵀ λ − k_v(t, q, v)ᵀ ψ
 /// 0 = g(t, q),   0 = g_t + G v,   0 = k(t, q, v)
 /// ```
+///
+/// The forces enter the model's evaluations only: `f = ∇_qL + Q` wherever a "force" is
+/// returned, `∂Q/∂q` in [`DynamicsJacobian::lqq`] and `∂Q/∂v` in [`DynamicsJacobian::fv`].
+/// Inputs and parameters are fields of the model, read by the evaluations.
 ///
 /// The model only says what it is (its sizes are the const parameters) and evaluates; the
 /// runtime chooses the step from the sizes (`K = 0`: the two-phase holonomic step, else the
@@ -97,7 +102,7 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
 
-    /// `(∂L/∂v, ∂L/∂q)`: what the step residuals need.
+    /// `(∂L/∂v, ∂L/∂q + Q)`: momentum and generalized force, what the step residuals need.
     fn momentum_force(
         &self,
         t: f64,
@@ -105,7 +110,7 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         v: &SVector<f64, N>,
     ) -> (SVector<f64, N>, SVector<f64, N>);
 
-    /// Momentum, force and all second derivatives of `L`: what Newton's Jacobian needs.
+    /// Momentum, force and all their first derivatives: what Newton's Jacobian needs.
     fn dynamics_jacobian(
         &self,
         t: f64,
@@ -114,7 +119,7 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     ) -> DynamicsJacobian<N>;
 
     /// Momentum, force, mass matrix and `L_vq v`: what the simplified Newton iteration needs
-    /// ([`Lagrangian::dynamics_jacobian`] without `L_qq`). `mechanics!` emits a version that
+    /// ([`Lagrangian::dynamics_jacobian`] without `∂f/∂q` and `∂Q/∂v`). `mechanics!` emits a version that
     /// computes only these.
     fn mass_force(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> MassForce<N> {
         let d = self.dynamics_jacobian(t, q, v);

@@ -16,8 +16,11 @@
 //!   `(a_i, a_i, –, –)` for paper 002's method.
 //! * **Position constraints** `g(T̃_j, Q̃_j)/h = 0` at the Lobatto nodes.
 //!
-//! This is where a new term of the equations of motion enters every method at once: a
-//! generalized force adds to `F_j` (and its derivatives to [`StageEvaluations::momentum_coupling`]).
+//! This is where a term of the equations of motion enters every method at once: the
+//! non-conservative forces `Q` are part of `F_j = ∇_qL + Q` (the model adds them to
+//! [`DynamicsJacobian::f`]), taken with the same weights as `∇_qL` (Jay, 004, §4 and (6.1b)), and
+//! their Jacobians `∂Q/∂q` (in `lqq`) and `∂Q/∂v` (`fv`) enter
+//! [`StageEvaluations::momentum_coupling`].
 
 // Stage and block indices follow the papers' subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -130,7 +133,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
             if w.force[j] != 0.0 {
                 block += self.dyns[j].lqq * (-h * h * self.a[j][l] * w.force[j]);
                 if j == l {
-                    block += self.dyns[j].lvq.transpose() * (-h * w.force[j]);
+                    block += (self.dyns[j].lvq.transpose() + self.dyns[j].fv) * (-h * w.force[j]);
                 }
             }
             if w.nonholonomic[j] != 0.0 {

@@ -69,8 +69,8 @@ fn assemble_stage_matrix<const N: usize, const M: usize, const S: usize>(
         }
         // ∂ρ_i/∂V_k.
         for k in 0..S {
-            let mut block =
-                dyns[i].lvq * (h * tab.a[i][k]) - dyns[k].lvq.transpose() * (h * tab.a_hat[i][k]);
+            let mut block = dyns[i].lvq * (h * tab.a[i][k])
+                - (dyns[k].lvq.transpose() + dyns[k].fv) * (h * tab.a_hat[i][k]);
             if i == k {
                 block += dyns[i].lvv;
             }

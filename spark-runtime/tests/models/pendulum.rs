@@ -44,6 +44,7 @@ impl Lagrangian<2, 1> for Pendulum {
             lvv: SMatrix::identity() * self.m,
             lvq: SMatrix::zeros(),
             lqq: SMatrix::zeros(),
+            fv: SMatrix::zeros(),
         }
     }
     fn constraints(&self, _t: f64, q: &V2) -> SVector<f64, 1> {
