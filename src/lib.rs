@@ -76,7 +76,7 @@ pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, Advance, ConstraintJacobian, DynamicsJacobian, Emprk, Error,
     GaussLobatto, Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2,
-    LocalModelJacobians, LocalModelOde, LocalModelStats, MassForce, Method, Model,
+    LocalModelJacobians, LocalModelOde, LocalModelStats, MassForce, Method, Model, Multipliers,
     NonholonomicJacobian, Options, Phase, Rklm, Run, SparkTableau, Srklm, State, StepStats,
     SymplecticEuler, SymplecticEulerI, SymplecticEulerII, VelocityConstraint,
     VelocityConstraintJacobian,

@@ -369,3 +369,36 @@ fn forced_hamiltonian_pendulum_orders_2s() {
         common::assert_order(label, order, hs, &errs);
     }
 }
+
+#[test]
+fn multipliers_give_the_reaction_forces() {
+    // Pendulum: the radial balance −ω² = g cos θ + Q·e_r − 2λ with e_r = q, Q·e_r = push sin θ
+    // (the damping is tangential).
+    let p = pendulum();
+    let (th, om, t) = (0.7f64, -1.3f64, 0.4f64);
+    let [x, y, vx, vy] = pendulum_cartesian(th, om);
+    let s = State::new(t, [x, y], [vx, vy]);
+    let sim = Integrator::<ForcedPendulum, GaussLobatto<2>>::new(p, 0.01).unwrap();
+    let lambda = sim.multipliers(&s).unwrap().lambda[0];
+    let push = p.a * (p.w * t).cos() + p.u;
+    let expected = 0.5 * (om * om + p.g * th.cos() + push * th.sin());
+    assert!((lambda - expected).abs() < 1e-12, "{lambda} {expected}");
+    // The same state in Hamiltonian form (unit mass: p = v) has the same λ.
+    let ph = ForcedPendulumH {
+        u: p.u,
+        ..ForcedPendulumH::default()
+    };
+    let simh = Integrator::<ForcedPendulumH, GaussLobatto<2>>::new(ph, 0.01).unwrap();
+    let sh = spark::hamiltonian::State::new(t, [x, y], [vx, vy]);
+    let lh = simh.multipliers(&sh).unwrap().lambda[0];
+    assert!((lh - expected).abs() < 1e-12, "{lh} {expected}");
+
+    // Skate: the lateral balance m s ω = ψ + Q·n with n = (−sin φ, cos φ) and Q·n = e ω sin φ.
+    let k = ForcedSkate::default();
+    let (sp, om, phi) = (0.8f64, -0.5f64, 0.3f64);
+    let s = State::new(0.2, [0.1, 0.2, phi], [sp * phi.cos(), sp * phi.sin(), om]);
+    let sim = Integrator::<ForcedSkate, GaussLobatto<2>>::new(k, 0.01).unwrap();
+    let psi = sim.multipliers(&s).unwrap().psi[0];
+    let expected = k.m * sp * om - k.e * om * phi.sin();
+    assert!((psi - expected).abs() < 1e-12, "{psi} {expected}");
+}

@@ -117,6 +117,10 @@ fn function_hint(name: &str) -> Option<&'static str> {
         "log" | "log10" | "log2" => "the natural logarithm is `ln`, e.g. `x.ln()`",
         "pow" => "use `x.powi(2)` for an integer exponent or `x.powf(y)` for a real one",
         "abs" => "`abs` has no derivative at 0; write `x.powi(2).sqrt()` if `x` stays away from 0",
+        "signum" => {
+            "`signum` jumps at 0 (dry friction, for instance) and has no derivative there; \
+             smooth it, e.g. `(vx / eps).tanh()` with a small parameter `eps`"
+        }
         "hypot" => "write `(x.powi(2) + y.powi(2)).sqrt()`",
         "sin_cos" => "call `sin` and `cos` separately",
         "square" => "write `x.powi(2)`",
@@ -380,8 +384,9 @@ impl Lowerer<'_> {
                         p,
                         msg,
                         format!(
-                            "names are `t`, the coordinates, velocities and parameters, and \
-                             `let` bindings; to use a constant `{name}`, add it to `parameters`"
+                            "names are `t`, the coordinates, velocities, parameters and inputs, \
+                             and `let` bindings; to use a constant `{name}`, add it to \
+                             `parameters` (or to `inputs` if it changes between steps)"
                         ),
                     ),
                 }

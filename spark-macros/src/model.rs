@@ -271,7 +271,7 @@ impl Declared {
             cx.error_help(
                 id.span(),
                 format!("duplicate name `{s}`: declared again here, as {kind}"),
-                "every coordinate, velocity, parameter and definition needs a name of its own",
+                "every coordinate, velocity, parameter, input and definition needs a name of its own",
             );
             return false;
         }

@@ -12,6 +12,7 @@ use crate::linalg::vector::max_abs;
 use crate::method::{Method, Run};
 use crate::model::{dae, hamiltonian, Lagrangian, Model, Odae, State};
 use crate::options::{Options, StepStats};
+use crate::step::multipliers::{self, Multipliers};
 use crate::step::{self, project, Point, Problem};
 use crate::tableau::Scheme;
 
@@ -40,6 +41,8 @@ pub trait Advance<Sys, const M: usize, const K: usize>: Sized {
     /// `(max |g|, max |g_t + g_y v|)`, the second also over `max |k|` (nonholonomic
     /// constraints).
     fn residual(sys: &Sys, state: &Self) -> (f64, f64);
+    /// The constraint multipliers consistent with `state`.
+    fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error>;
 }
 
 /// The step of a Lagrangian model, as a visitor of the method's scheme.
@@ -95,6 +98,9 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> A
         let g = sys.constraints(state.t, &state.q);
         let k = sys.nonholonomic_constraints(state.t, &state.q, &state.v);
         (max_abs(&g), max_abs(&w).max(max_abs(&k)))
+    }
+    fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error> {
+        multipliers::lagrangian(sys, state)
     }
 }
 
@@ -191,6 +197,12 @@ macro_rules! dae_advance {
                 let (g, _) = sys.position_constraints(p.t, &p.y);
                 let w = sys.hidden_constraint(p.t, &p.y, &p.z).w;
                 (max_abs(&g), max_abs(&w))
+            }
+            fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, 0>, Error> {
+                Ok(Multipliers {
+                    lambda: multipliers::odae(sys, &state.point())?,
+                    psi: SVector::zeros(),
+                })
             }
         }
     };
@@ -498,5 +510,49 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         state: &St,
     ) -> (f64, f64) {
         St::residual(&self.sys, state)
+    }
+
+    /// The constraint multipliers consistent with `state`: `λ` of the holonomic constraints and
+    /// `ψ` of the nonholonomic ones (always empty for Hamiltonian and DAE models), solved from
+    /// the equations of motion at `state` with the model's current parameters and inputs
+    /// (forces included), so that the acceleration keeps the state on its constraints.
+    ///
+    /// **Reaction forces.** The constraints act on the coordinates with the generalized force
+    /// `−G(t, q)ᵀ λ − k_v(t, q, v)ᵀ ψ` (`G = ∂g/∂q`, `k_v = ∂k/∂v`; for a Hamiltonian model
+    /// `−Gᵀλ`, for a DAE model `r(t, y, λ)`). A holonomic constraint `|q|² − l² = 0` on a point
+    /// mass has `G = 2qᵀ`, so the rod pulls with the force `−2 λ q` (its tension is `2 λ l`).
+    /// Explicit time derivatives of the model (`∂²L/∂v∂t`, `∂w/∂t`, `∂k/∂t`) are taken by
+    /// central differences (about 1e-10 relative; exact where the model does not depend on `t`).
+    ///
+    /// Errors: [`Error::NonFiniteState`], [`Error::NonFiniteParameter`],
+    /// [`Error::SingularJacobian`] when the constraints are dependent at `state`.
+    ///
+    /// ```
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         parameters: [m = 2.0, g = 9.81],
+    ///         lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    /// // Through the bottom with speed 3: the rod carries the weight and the centripetal force.
+    /// let s = State::new(0.0, [0.0, -1.0], [3.0, 0.0]);
+    /// let lambda = sim.multipliers(&s).unwrap().lambda[0];
+    /// let reaction = -2.0 * lambda * s.q; // −Gᵀλ with G = (2x, 2y)
+    /// let (m, g) = (2.0, 9.81);
+    /// assert!((reaction[1] - (m * g + m * 3.0f64.powi(2))).abs() < 1e-9);
+    /// assert!(reaction[0].abs() < 1e-12);
+    /// ```
+    pub fn multipliers<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &self,
+        state: &St,
+    ) -> Result<Multipliers<M, K>, Error> {
+        St::multipliers(&self.sys, state)
     }
 }

@@ -49,5 +49,6 @@ pub use options::{Options, StepStats};
 pub use step::local_model::{
     self, LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm,
 };
+pub use step::multipliers::Multipliers;
 pub use step::{emprk as emprk_step, index2 as lobatto_index2, mixed as mixed_step};
 pub use tableau::{EmprkTableau, SparkTableau};

@@ -54,10 +54,9 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::{Error, Phase};
+use crate::error::Error;
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
-use crate::linalg::saddle::solve_saddle;
 use crate::linalg::vector::all_finite;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
@@ -289,29 +288,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         if !state.is_finite() {
             return Err(Error::NonFiniteState);
         }
-        let (t, q, v) = (state.t, state.q, state.v);
-        let zero = SVector::<f64, K>::zeros();
-        let d = sys.dynamics_jacobian(t, &q, &v);
-        let nh = sys.nonholonomic_jacobian(t, &q, &v, &zero);
-        let dt = 1e-5 * (1.0 + t.abs());
-        let (pp, _) = sys.momentum_force(t + dt, &q, &v);
-        let (pm, _) = sys.momentum_force(t - dt, &q, &v);
-        let lvt = (pp - pm) / (2.0 * dt);
-        let kt = (sys.nonholonomic_constraints(t + dt, &q, &v)
-            - sys.nonholonomic_constraints(t - dt, &q, &v))
-            / (2.0 * dt);
-        let top = d.f - d.lvq * v - lvt;
-        let bottom = -(nh.kq * v) - kt;
-
-        let (_, psi) =
-            solve_saddle(&d.lvv, &nh.kv, &top, &bottom).map_err(|_| Error::SingularJacobian {
-                phase: Phase::Stages,
-            })?;
-        if psi.iter().all(|x| x.is_finite()) {
-            Ok(psi)
-        } else {
-            Err(Error::NonFiniteState)
-        }
+        crate::step::multipliers::lagrangian(sys, state).map(|m| m.psi)
     }
 
     /// One step of 002's method (2.5) with the coefficients `tab` (e.g.

@@ -21,6 +21,7 @@ pub mod holonomic;
 pub mod index2;
 pub mod local_model;
 pub mod mixed;
+pub mod multipliers;
 pub mod odae;
 pub(crate) mod project;
 mod stage_matrix;

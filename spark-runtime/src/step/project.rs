@@ -3,10 +3,8 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
-use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::linalg::lu;
 use crate::linalg::newton::{Monitor, Verdict};
-use crate::linalg::saddle::solve_saddle;
+use crate::linalg::saddle::{solve_saddle, solve_saddle2};
 use crate::linalg::vector::max_abs;
 use crate::model::{Lagrangian, Odae, State};
 
@@ -102,9 +100,6 @@ pub(crate) fn project_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
     Ok((t, y, z))
 }
 
-type Saddle3<const N: usize, const M: usize, const K: usize> =
-    Cat<Arr<Scalar, N>, Cat<Arr<Scalar, M>, Arr<Scalar, K>>>;
-
 /// A consistent state of a model with nonholonomic constraints too: `q` as in [`project`],
 /// then `v` moved onto `g_t + G v = 0` and `k(t, q, v) = 0` together, with least change in
 /// kinetic energy (Newton, since `k` may be nonlinear in `v`).
@@ -122,43 +117,14 @@ pub(crate) fn project_mixed<
     let (t, q) = (out.t, out.q);
     let zero_k = SVector::<f64, K>::zeros();
     let mut monitor = Monitor::new(Phase::ProjectVelocity, 20);
-    let n = <Saddle3<N, M, K> as Layout>::LEN;
     loop {
         let w = sys.velocity_constraint_jacobian(t, &q, &out.v);
         let k = sys.nonholonomic_jacobian(t, &q, &out.v, &zero_k);
         let metric = sys.dynamics_jacobian(t, &q, &out.v).lvv;
-        let mut jac = zero_square::<Saddle3<N, M, K>>();
-        let mut rhs = <Saddle3<N, M, K> as Layout>::fill(0.0);
-        for a in 0..N {
-            for b in 0..N {
-                jac.0[a].0[b] = metric[(a, b)];
-            }
-            for l in 0..M {
-                jac.0[a].1 .0[l] = w.wv[(l, a)];
-                jac.1 .0[l].0[a] = w.wv[(l, a)];
-            }
-            for l in 0..K {
-                jac.0[a].1 .1[l] = k.kv[(l, a)];
-                jac.1 .1[l].0[a] = k.kv[(l, a)];
-            }
-        }
-        for l in 0..M {
-            rhs.1 .0[l] = -w.w[l];
-        }
-        for l in 0..K {
-            rhs.1 .1[l] = -k.k[l];
-        }
-        let mut perm = <Saddle3<N, M, K> as Layout>::fill(0usize);
-        {
-            let jm = flat_square::<Saddle3<N, M, K>>(&mut jac);
-            let p = flat::<Saddle3<N, M, K>, usize>(&mut perm);
-            let x = flat::<Saddle3<N, M, K>, f64>(&mut rhs);
-            lu::factor(jm, p, n).map_err(|_| Error::SingularJacobian {
+        let (dv, _, _) = solve_saddle2(&metric, &w.wv, &k.kv, &SVector::zeros(), &-w.w, &-k.k)
+            .map_err(|_| Error::SingularJacobian {
                 phase: Phase::ProjectVelocity,
             })?;
-            lu::solve(jm, p, x, n);
-        }
-        let dv = SVector::<f64, N>::from(rhs.0);
         out.v += dv;
         let scale = 1.0 + max_abs(&out.v);
         let unit = 1e-14 * scale;
