@@ -13,7 +13,7 @@ import sys
 
 TOL = 1e-12
 # The lines the scenario prints (src/scenario.rs: STEPS = 1000, EVERY = 100).
-RUNS = ("pendulum", "double_pendulum")
+RUNS = ("pendulum", "double_pendulum", "cartpole")
 STEPS, EVERY = 1000, 100
 
 

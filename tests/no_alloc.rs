@@ -147,3 +147,36 @@ fn the_counter_sees_an_allocation_on_the_watched_thread() {
     drop(v);
     assert!(after > before, "the counting allocator saw nothing");
 }
+
+spark::mechanics! {
+    /// A cart-pole with a damped cart and a force input: a controlled model.
+    struct CartPole {
+        coordinates: [xc, x, y],
+        velocities: [vc, vx, vy],
+        parameters: [mc = 1.0, m = 0.2, g = 9.81, c = 0.4],
+        inputs: [u],
+        lagrangian: 0.5 * mc * vc.powi(2) + 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        forces: [u, 0.0, 0.0],
+        dissipation: 0.5 * c * vc.powi(2),
+        holonomic: [(x - xc).powi(2) + y.powi(2) - 1.0],
+    }
+}
+
+#[test]
+fn stepping_with_inputs_changed_every_step_allocates_nothing() {
+    let mut sim = Integrator::<CartPole, GaussLobatto<2>>::new(CartPole::default(), 0.01).unwrap();
+    let mut s = State::new(0.0, [0.0, 0.2f64.sin(), 0.2f64.cos()], [0.0; 3]);
+    let before = allocations();
+    WATCHED.with(|w| w.set(true));
+    for _ in 0..1000 {
+        // A feedback law on the lean of the pole, evaluated and applied every step.
+        let lean = s.q[1] - s.q[0];
+        sim.system_mut().u = 30.0 * lean + 5.0 * (s.v[1] - s.v[0]) + 1.0 * s.q[0];
+        sim.step(&mut s).unwrap();
+    }
+    let _ = sim.multipliers(&s).unwrap();
+    WATCHED.with(|w| w.set(false));
+    let after = allocations();
+    assert_eq!(after - before, 0, "stepping allocated {} times", after - before);
+    assert!(s.t > 9.99);
+}

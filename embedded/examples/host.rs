@@ -25,10 +25,12 @@ fn main() -> ExitCode {
     let runs = scenario::pendulum(&mut out).and_then(|p| {
         let t1 = Instant::now();
         let d = scenario::double_pendulum(&mut out)?;
-        Ok((p, t1 - t0, d, t1.elapsed()))
+        let t2 = Instant::now();
+        let c = scenario::cartpole(&mut out)?;
+        Ok((p, t1 - t0, d, t2 - t1, c, t2.elapsed()))
     });
     match runs {
-        Ok((p, tp, d, td)) => {
+        Ok((p, tp, d, td, c, tc)) => {
             println!(
                 "# host pendulum {:.0} steps/s",
                 f64::from(p.steps) / tp.as_secs_f64()
@@ -36,6 +38,10 @@ fn main() -> ExitCode {
             println!(
                 "# host double_pendulum {:.0} steps/s",
                 f64::from(d.steps) / td.as_secs_f64()
+            );
+            println!(
+                "# host cartpole {:.0} steps/s",
+                f64::from(c.steps) / tc.as_secs_f64()
             );
             ExitCode::SUCCESS
         }

@@ -41,6 +41,8 @@ fn run(out: &mut hio::HostStream) -> Result<(), RunError> {
     let t1 = clock_cs();
     let d = scenario::double_pendulum(out)?;
     let t2 = clock_cs();
+    let c = scenario::cartpole(out)?;
+    let t3 = clock_cs();
     writeln!(out, "# timing pendulum steps {} cs {}", p.steps, t1 - t0)?;
     writeln!(
         out,
@@ -48,6 +50,7 @@ fn run(out: &mut hio::HostStream) -> Result<(), RunError> {
         d.steps,
         t2 - t1
     )?;
+    writeln!(out, "# timing cartpole steps {} cs {}", c.steps, t3 - t2)?;
     writeln!(out, "# stack high-water mark bytes {}", stack::high_water())?;
     Ok(())
 }

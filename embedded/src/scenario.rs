@@ -41,6 +41,21 @@ spark::mechanics! {
     }
 }
 
+spark::mechanics! {
+    /// A cart-pole: a cart on a rail (damped), a point mass on a massless rod of length 1, and
+    /// the force `u` on the cart as the control input.
+    pub struct CartPole {
+        coordinates: [xc, x, y],
+        velocities: [vc, vx, vy],
+        parameters: [mc = 1.0, m = 0.2, g = 9.81, c = 0.4],
+        inputs: [u],
+        lagrangian: 0.5 * mc * vc.powi(2) + 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        forces: [u, 0.0, 0.0],
+        dissipation: 0.5 * c * vc.powi(2),
+        holonomic: [(x - xc).powi(2) + y.powi(2) - 1.0],
+    }
+}
+
 /// Steps of each run.
 pub const STEPS: u32 = 1000;
 
@@ -96,7 +111,7 @@ pub fn pendulum<W: Write>(out: &mut W) -> Result<Summary, RunError> {
     };
     let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(sys, 0.01)?;
     let s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
-    run("pendulum", sim, s, out)
+    run("pendulum", sim, s, out, |_, _| {})
 }
 
 /// The double pendulum (default parameters, g = 9.81) released at rest with both rods
@@ -105,15 +120,31 @@ pub fn pendulum<W: Write>(out: &mut W) -> Result<Summary, RunError> {
 pub fn double_pendulum<W: Write>(out: &mut W) -> Result<Summary, RunError> {
     let sim = Integrator::<DoublePendulum, GaussLobatto<3>>::new(DoublePendulum::default(), 0.005)?;
     let s = State::new(0.0, [1.0, 0.0, 2.0, 0.0], [0.0; 4]);
-    run("double_pendulum", sim, s, out)
+    run("double_pendulum", sim, s, out, |_, _| {})
 }
 
-/// Projects `s`, then takes [`STEPS`] steps, printing a line every [`EVERY`] steps.
+/// The cart-pole released at rest with the pole leaning 0.2 rad from upright, its input set
+/// before every step by a linear state feedback on the lean `x − xc` (the poles of the linear
+/// model at −2, fourfold); (2,2)-Gauss-Lobatto SPARK, h = 0.01, [`STEPS`] steps.
+pub fn cartpole<W: Write>(out: &mut W) -> Result<Summary, RunError> {
+    let sim = Integrator::<CartPole, GaussLobatto<2>>::new(CartPole::default(), 0.01)?;
+    let lean = 0.2f64;
+    let s = State::new(0.0, [0.0, spark::math::sin(lean), spark::math::cos(lean)], [0.0; 3]);
+    run("cartpole", sim, s, out, |sys, s| {
+        let (xc, vc) = (s.q[0], s.v[0]);
+        let (th, om) = (s.q[1] - xc, s.v[1] - vc);
+        sys.u = 1.631 * xc + 3.662 * vc + 37.40 * th + 11.26 * om;
+    })
+}
+
+/// Projects `s`, then takes [`STEPS`] steps, each after `control` has set the model's inputs
+/// from the state, printing a line every [`EVERY`] steps.
 fn run<Sys, Meth, W, const N: usize, const M: usize, const K: usize>(
     name: &str,
     mut sim: Integrator<Sys, Meth>,
     mut s: State<N>,
     out: &mut W,
+    mut control: impl FnMut(&mut Sys, &State<N>),
 ) -> Result<Summary, RunError>
 where
     Sys: Lagrangian<N, M, K>,
@@ -137,6 +168,7 @@ where
             )?;
         }
         if k < STEPS {
+            control(sim.system_mut(), &s);
             sim.step(&mut s)?;
             let stats = sim.last_step_stats();
             newton_iterations += stats.stage_iterations + stats.end_iterations;
