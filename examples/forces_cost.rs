@@ -65,13 +65,22 @@ where
 fn main() -> Result<(), spark::Error> {
     let (h, steps) = (0.01, 20_000);
     println!("GaussLobatto<2>, h = {h}, {steps} steps from 1 rad at rest (best of 5 runs)");
-    println!("{:<28} {:>16} {:>14} {:>10}", "model", "stage its/step", "end its/step", "µs/step");
+    println!(
+        "{:<28} {:>16} {:>14} {:>10}",
+        "model", "stage its/step", "end its/step", "µs/step"
+    );
     let (st, en, us) = measure::<Pendulum, GaussLobatto<2>>(Pendulum::default(), h, steps)?;
-    println!("{:<28} {st:>16.3} {en:>14.3} {us:>10.3}", "conservative (no forces)");
+    println!(
+        "{:<28} {st:>16.3} {en:>14.3} {us:>10.3}",
+        "conservative (no forces)"
+    );
     for c in [0.0, 0.3, 3.0, 30.0, 300.0] {
         let sys = Damped { g: 9.81, c, u: 0.0 };
         let (st, en, us) = measure::<Damped, GaussLobatto<2>>(sys, h, steps)?;
-        println!("{:<28} {st:>16.3} {en:>14.3} {us:>10.3}", format!("dissipation c = {c}"));
+        println!(
+            "{:<28} {st:>16.3} {en:>14.3} {us:>10.3}",
+            format!("dissipation c = {c}")
+        );
     }
     Ok(())
 }

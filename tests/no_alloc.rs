@@ -177,6 +177,11 @@ fn stepping_with_inputs_changed_every_step_allocates_nothing() {
     let _ = sim.multipliers(&s).unwrap();
     WATCHED.with(|w| w.set(false));
     let after = allocations();
-    assert_eq!(after - before, 0, "stepping allocated {} times", after - before);
+    assert_eq!(
+        after - before,
+        0,
+        "stepping allocated {} times",
+        after - before
+    );
     assert!(s.t > 9.99);
 }
