@@ -402,3 +402,69 @@ fn multipliers_give_the_reaction_forces() {
     let expected = k.m * sp * om - k.e * om * phi.sin();
     assert!((psi - expected).abs() < 1e-12, "{psi} {expected}");
 }
+
+spark::mechanics! {
+    /// The thesis' two-point skate (a rigid bar with a knife edge: one holonomic and one
+    /// nonholonomic constraint) with a Rayleigh dissipation on the four velocities and a
+    /// time-dependent push on the first point.
+    struct ForcedTwoPointSkate {
+        coordinates: [q1, q2, q3, q4],
+        velocities: [v1, v2, v3, v4],
+        parameters: [c = 0.4, a = 0.6],
+        lagrangian: 0.25 * (v1.powi(2) + v2.powi(2) + v3.powi(2) + v4.powi(2)) + 0.5 * (q1 + q3),
+        forces: [a * (2.0 * t).sin(), a * t.cos(), 0.0, 0.0],
+        dissipation: 0.5 * c * (v1.powi(2) + v2.powi(2) + 0.5 * v3.powi(2) + 0.5 * v4.powi(2)),
+        holonomic: [0.5 * ((q3 - q1).powi(2) + (q4 - q2).powi(2) - 1.0)],
+        nonholonomic: [-(q4 - q2) * (v1 + v3) + (q3 - q1) * (v2 + v4)],
+    }
+}
+
+/// The state of the two-point skate after `t_end` with step `h`.
+fn two_point_skate<Meth: Method>(h: f64, t_end: f64) -> [f64; 8] {
+    let mut sim =
+        Integrator::<ForcedTwoPointSkate, Meth>::new(ForcedTwoPointSkate::default(), h).unwrap();
+    // Bar along x, moving along its blade direction (0, 1) and turning.
+    let mut s = State::new(0.0, [0.0, 0.0, 1.0, 0.0], [0.2, 0.5, -0.2, 0.5]);
+    sim.project(&mut s).unwrap();
+    for _ in 0..(t_end / h).round() as usize {
+        sim.step(&mut s).unwrap();
+        let (g, w) = sim.constraint_residual(&s);
+        assert!(g < 1e-12 && w < 1e-12, "residuals {g:e} {w:e}");
+    }
+    core::array::from_fn(|i| if i < 4 { s.q[i] } else { s.v[i - 4] })
+}
+
+/// Orders from successive halvings (no closed form for this model): the differences
+/// `|y_h − y_{h/2}|` decrease like `h^p`.
+fn self_convergence<Meth: Method>(label: &str, order: f64, hs: &[f64]) {
+    let runs: Vec<[f64; 8]> = hs
+        .iter()
+        .chain([hs[hs.len() - 1] / 2.0].iter())
+        .map(|&h| two_point_skate::<Meth>(h, 2.0))
+        .collect();
+    let diffs: Vec<f64> = runs
+        .windows(2)
+        .map(|w| {
+            w[0].iter()
+                .zip(&w[1])
+                .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+        })
+        .collect();
+    common::assert_order(label, order, hs, &diffs);
+}
+
+#[test]
+fn forced_mixed_model_orders_from_successive_halvings() {
+    self_convergence::<GaussLobatto<1>>("two-point skate S=1", 2.0, &[0.04, 0.02, 0.01]);
+    self_convergence::<GaussLobatto<2>>("two-point skate S=2", 4.0, &[0.1, 0.05, 0.025]);
+    self_convergence::<LobattoIIIAB<3>>("two-point skate IIIA-B S=3", 4.0, &[0.1, 0.05, 0.025]);
+}
+
+#[test]
+fn forced_skate_symplectic_euler_ii() {
+    skate_order::<spark::SymplecticEulerII>(
+        "skate symplectic Euler II",
+        1.0,
+        &[0.01, 0.005, 0.0025],
+    );
+}
