@@ -75,11 +75,11 @@
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, Advance, ConstraintJacobian, DynamicsJacobian, Emprk, Error,
-    GaussLobatto, Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2,
-    LocalModelJacobians, LocalModelOde, LocalModelStats, MassForce, Method, Model, Multipliers,
-    NonholonomicJacobian, Options, Phase, Rklm, Run, SparkTableau, Srklm, State, StepStats,
-    SymplecticEuler, SymplecticEulerI, SymplecticEulerII, VelocityConstraint,
-    VelocityConstraintJacobian,
+    GaussLobatto, InputJacobian, Inputs, Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD,
+    LobattoIIIABIndex2, LocalModelJacobians, LocalModelOde, LocalModelStats, MassForce, Method,
+    Model, Multipliers, NonholonomicJacobian, Options, Phase, Rklm, Run, SparkTableau, Srklm,
+    State, StepJacobian, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
+    TangentBasis, VelocityConstraint, VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.

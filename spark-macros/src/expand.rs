@@ -396,7 +396,6 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     let nh_methods = emit_nonholonomic(&mut model);
     let n = model.vars.n;
     let m = model.holonomic.len();
-    let name = &model.name;
     let rt = quote!(::spark::__private::runtime);
     let na = quote!(::spark::__private::nalgebra);
     let vec_n = quote!(#na::SVector<f64, #n>);
@@ -503,7 +502,10 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         quote!(),
     );
     let kk = model.nonholonomic.len();
+    let inputs_impl = emit_inputs(&mut model, &d);
+    let name = &model.name;
     quote! {
+        #inputs_impl
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m, #kk> for #name {
@@ -546,6 +548,60 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             #[inline]
             fn velocity_constraint(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraint<#n, #m> {
                 #hc_body
+            }
+        }
+    }
+}
+
+/// The `Inputs` impl of a Lagrangian model: the inputs' values and `∂p/∂u`, `∂f/∂u`.
+fn emit_inputs(model: &mut Model, d: &Derivatives) -> TokenStream {
+    let vars = model.vars;
+    let n = vars.n;
+    let inputs: Vec<(usize, syn::Ident)> = model
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.input)
+        .map(|(k, p)| (k, p.name.clone()))
+        .collect();
+    let u = inputs.len();
+    let ar = &mut model.arena;
+    let jac = |ar: &mut Arena, e: &[Id]| -> Vec<Vec<Id>> {
+        e.iter()
+            .map(|&x| {
+                inputs
+                    .iter()
+                    .map(|(k, _)| ar.diff(x, vars.param(*k)))
+                    .collect()
+            })
+            .collect()
+    };
+    let p_u = jac(ar, &d.p);
+    let f_u = jac(ar, &d.f);
+    let mut targets = matrix_targets("p_u", &p_u, false);
+    targets.extend(matrix_targets("f_u", &f_u, false));
+    let rt = quote!(::spark::__private::runtime);
+    let na = quote!(::spark::__private::nalgebra);
+    let vec_n = quote!(#na::SVector<f64, #n>);
+    let body = filled(
+        model,
+        &quote!(#rt::InputJacobian<#n, #u>),
+        &targets,
+        quote!(),
+    );
+    let name = &model.name;
+    let fields = inputs.iter().map(|(_, f)| f);
+    quote! {
+        #[automatically_derived]
+        #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        impl #rt::Inputs<#n, #u> for #name {
+            #[inline]
+            fn inputs(&self) -> #na::SVector<f64, #u> {
+                #na::SVector::<f64, #u>::from([#(self.#fields),*])
+            }
+            #[inline]
+            fn input_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::InputJacobian<#n, #u> {
+                #body
             }
         }
     }

@@ -10,9 +10,11 @@ use nalgebra::SVector;
 use crate::error::Error;
 use crate::linalg::vector::max_abs;
 use crate::method::{Method, Run};
-use crate::model::{dae, hamiltonian, Lagrangian, Model, Odae, State};
+use crate::model::{dae, hamiltonian, Inputs, Lagrangian, Model, Odae, State};
 use crate::options::{Options, StepStats};
+use crate::step::jacobian::StepJacobian;
 use crate::step::multipliers::{self, Multipliers};
+use crate::step::tangent::{self, TangentBasis};
 use crate::step::{self, project, Point, Problem};
 use crate::tableau::Scheme;
 
@@ -101,6 +103,50 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> A
     }
     fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error> {
         multipliers::lagrangian(sys, state)
+    }
+}
+
+/// The Jacobian of a Lagrangian model's step, as a visitor of the method's scheme.
+struct JacobianStep<'a, Sys, const N: usize, const M: usize, const K: usize, const U: usize> {
+    sys: &'a Sys,
+    h: f64,
+    options: &'a Options,
+    state: &'a State<N>,
+}
+
+impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Run
+    for JacobianStep<'_, Sys, N, M, K, U>
+where
+    Sys: Lagrangian<N, M, K> + Inputs<N, U>,
+{
+    type Output = Result<StepJacobian<N, U>, Error>;
+    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
+        let problem = Problem::<Sys, N, M, K>::new(self.sys, self.h, self.options, self.state);
+        let tableau = match scheme {
+            Scheme::Spark { tableau, refuses } => {
+                if let (true, Some(what)) = (M > 0, refuses.holonomic) {
+                    return Err(Error::Unsupported { what });
+                }
+                if let (true, Some(what)) = (K > 0, refuses.nonholonomic) {
+                    return Err(Error::Unsupported { what });
+                }
+                tableau
+            }
+            Scheme::Emprk { tableau } if K == 0 => &tableau.spark,
+            Scheme::Emprk { .. } => {
+                return Err(Error::Unsupported {
+                    what: "step_with_jacobian of Emprk with nonholonomic constraints",
+                })
+            }
+            Scheme::Index2 { .. } => {
+                return Err(Error::Unsupported {
+                    what: "step_with_jacobian of LobattoIIIABIndex2",
+                })
+            }
+        };
+        problem
+            .mixed_with_jacobian::<S, U>(tableau)
+            .map(|(_, jacobian, _)| jacobian)
     }
 }
 
@@ -440,6 +486,123 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         *state = next;
         self.last = stats;
         Ok(())
+    }
+
+    /// Advances `state` by one step exactly as [`Integrator::step`] does (the same code, bit for
+    /// bit) and returns the Jacobian of the step map `(q, v, u) → (q⁺, v⁺)` at the start state
+    /// and the model's current inputs `u` ([`StepJacobian`]: `dq_dq`, `dq_dv`, `dv_dq`,
+    /// `dv_dv`, `dq_du`, `dv_du`; `U` is the number of inputs, `0` allowed).
+    ///
+    /// Exact, not finite differences: the implicit function theorem on the converged step
+    /// equations, written as one coupled system (stages, multipliers, end point), with the
+    /// model's first and second derivatives; one LU factorization of its Newton matrix and
+    /// `2N + U` right-hand sides, no heap. It is the derivative of the map for any perturbation
+    /// of `(q, v)`; for a constrained model, apply it to tangent directions
+    /// ([`Integrator::tangent_basis`]) to linearize the motion on the constraint manifold.
+    ///
+    /// Methods: the SPARK family (`GaussLobatto<S>`, `LobattoIIIAB<S>`, `LobattoIIIABD<S>`,
+    /// the symplectic Euler methods) on holonomic, nonholonomic and mixed models, and `Emprk<S>`
+    /// without nonholonomic constraints (where it is `GaussLobatto<S>`). `Emprk<S>` with
+    /// nonholonomic constraints and `LobattoIIIABIndex2<S>` give [`Error::Unsupported`], as do
+    /// Hamiltonian and DAE models (no implementation yet). On error `state` is unchanged.
+    ///
+    /// ```
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     /// A damped oscillator pushed by `u`: x'' = −x − c x' + u.
+    ///     pub struct Oscillator {
+    ///         coordinates: [x],
+    ///         velocities: [vx],
+    ///         parameters: [c = 0.5],
+    ///         inputs: [u],
+    ///         lagrangian: 0.5 * vx.powi(2) - 0.5 * x.powi(2),
+    ///         forces: [u],
+    ///         dissipation: 0.5 * c * vx.powi(2),
+    ///     }
+    /// }
+    ///
+    /// let h = 0.1;
+    /// let mut sim = Integrator::<Oscillator, GaussLobatto<2>>::new(Oscillator::default(), h).unwrap();
+    /// let mut s = State::new(0.0, [1.0], [0.0]);
+    /// let j = sim.step_with_jacobian(&mut s).unwrap();
+    /// // A linear system: the step map is linear, and its Jacobian is the method's stability
+    /// // matrix; for h → 0 it is I + h A with A = [[0, 1], [−1, −c]], B = [0; 1].
+    /// assert!((j.dq_dv[(0, 0)] - h).abs() < 0.01);
+    /// assert!((j.dv_dq[(0, 0)] + h).abs() < 0.01);
+    /// assert!((j.dv_du[(0, 0)] - h).abs() < 0.01);
+    /// assert!((s.t - h).abs() < 1e-15);
+    /// ```
+    pub fn step_with_jacobian<const N: usize, const M: usize, const K: usize, const U: usize>(
+        &mut self,
+        state: &mut State<N>,
+    ) -> Result<StepJacobian<N, U>, Error>
+    where
+        Sys: Lagrangian<N, M, K> + Inputs<N, U>,
+    {
+        if let Some(name) = self.sys.first_non_finite_parameter() {
+            return Err(Error::NonFiniteParameter { name });
+        }
+        let jacobian = Meth::run(JacobianStep::<Sys, N, M, K, U> {
+            sys: &self.sys,
+            h: self.h,
+            options: &self.options,
+            state,
+        })?;
+        let (next, stats) = <State<N> as Advance<Sys, M, K>>::advance::<Meth>(
+            &self.sys,
+            self.h,
+            &self.options,
+            state,
+        )?;
+        *state = next;
+        self.last = stats;
+        Ok(jacobian)
+    }
+
+    /// An orthonormal basis of the tangent space, at `state`, of the manifold of consistent
+    /// states `{ g = 0, g_t + G v = 0, k = 0 }`, of dimension `D = 2N − 2M − K` (a compile error
+    /// otherwise): the directions in which a state can move and stay consistent to first order.
+    ///
+    /// **Minimal coordinates for LQR, MPC and estimators.** With the bases `T0` at a state `x0`
+    /// and `T1` at its image `x1` (the same basis when `x0` is an equilibrium), the step's
+    /// Jacobian reduced to the manifold is `A = T1ᵀ J T0` (`D × D`, with `J ξ` from
+    /// [`StepJacobian::apply`] applied to the columns of `T0`) and `B = T1ᵀ [dq_du; dv_du]`
+    /// (`D × U`). A reduced deviation `z = T0ᵀ (x − x0)` then evolves as `z⁺ ≈ A z + B δu`, a
+    /// controllable and observable model of the right size, and a gain `K_r` computed for it acts
+    /// on the full state as `δu = −K_r T0ᵀ (x − x0)` (`examples/cartpole_lqr.rs`).
+    ///
+    /// ```
+    /// use spark::{GaussLobatto, Integrator, State};
+    /// # spark::mechanics! {
+    /// #     pub struct Pendulum {
+    /// #         coordinates: [x, y],
+    /// #         velocities: [vx, vy],
+    /// #         parameters: [m = 1.0, l = 1.0, g = 9.81],
+    /// #         lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+    /// #         holonomic: [x.powi(2) + y.powi(2) - l.powi(2)],
+    /// #     }
+    /// # }
+    /// // (`Pendulum` as in the example of [`Integrator`].)
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    /// let s = State::new(0.0, [0.6, -0.8], [0.8, 0.6]);
+    /// // N = 2, M = 1: a 2-dimensional tangent space (angle and angular velocity).
+    /// let t = sim.tangent_basis::<2, 1, 0, 2>(&s).unwrap();
+    /// // Each direction keeps |q| = 1 and q·v = 0 to first order.
+    /// for j in 0..2 {
+    ///     let (dq, dv) = (t.q.column(j), t.v.column(j));
+    ///     assert!(s.q.dot(&dq).abs() < 1e-15);
+    ///     assert!((s.v.dot(&dq) + s.q.dot(&dv)).abs() < 1e-15);
+    /// }
+    /// ```
+    pub fn tangent_basis<const N: usize, const M: usize, const K: usize, const D: usize>(
+        &self,
+        state: &State<N>,
+    ) -> Result<TangentBasis<N, D>, Error>
+    where
+        Sys: Lagrangian<N, M, K>,
+    {
+        tangent::tangent_basis::<Sys, N, M, K, D>(&self.sys, state)
     }
 
     /// Makes `state` consistent: moves the coordinates onto `g(t, q) = 0` (least change in

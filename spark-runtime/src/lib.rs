@@ -41,14 +41,17 @@ pub use method::{
     SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
 };
 pub use model::blocks::{
-    ConstraintJacobian, DynamicsJacobian, HiddenJacobian, KinematicsJacobian, MassForce,
-    NonholonomicJacobian, ReactionJacobian, VelocityConstraint, VelocityConstraintJacobian,
+    ConstraintJacobian, DynamicsJacobian, HiddenJacobian, InputJacobian, KinematicsJacobian,
+    MassForce, NonholonomicJacobian, ReactionJacobian, VelocityConstraint,
+    VelocityConstraintJacobian,
 };
-pub use model::{dae, hamiltonian, state, Lagrangian, Model, Odae, State};
+pub use model::{dae, hamiltonian, state, Inputs, Lagrangian, Model, Odae, State};
 pub use options::{Options, StepStats};
+pub use step::jacobian::StepJacobian;
 pub use step::local_model::{
     self, LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm,
 };
 pub use step::multipliers::Multipliers;
+pub use step::tangent::TangentBasis;
 pub use step::{emprk as emprk_step, index2 as lobatto_index2, mixed as mixed_step};
 pub use tableau::{EmprkTableau, SparkTableau};

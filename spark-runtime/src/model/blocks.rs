@@ -25,6 +25,7 @@ zero_default!(NonholonomicJacobian<N, K> { k, kq, kv, hess_vq, hess_vv });
 zero_default!(KinematicsJacobian<N> { v, p, f, v_y, v_z, p_y, p_z, f_y, f_z });
 zero_default!(ReactionJacobian<N, M> { r, r_y, r_l });
 zero_default!(HiddenJacobian<N, M> { w, w_y, w_z });
+zero_default!(InputJacobian<N, U> { p_u, f_u });
 
 /// Momentum, force and their derivatives at one point `(t, q, v)`.
 ///
@@ -174,4 +175,14 @@ pub struct HiddenJacobian<const N: usize, const M: usize> {
     pub w_y: SMatrix<f64, M, N>,
     /// `∂w/∂z`.
     pub w_z: SMatrix<f64, M, N>,
+}
+
+/// The derivatives of a Lagrangian model's momentum and force with respect to its `U` inputs at
+/// one point `(t, q, v)`: what the step's Jacobian with respect to the inputs needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputJacobian<const N: usize, const U: usize> {
+    /// `∂(∂L/∂v)/∂u` (N × U).
+    pub p_u: SMatrix<f64, N, U>,
+    /// `∂f/∂u` with `f = ∂L/∂q + Q` (N × U).
+    pub f_u: SMatrix<f64, N, U>,
 }

@@ -4,16 +4,19 @@
 //! * [`Model`]: facts common to every model (parameters);
 //! * [`Lagrangian`]: `L(t, q, v)` with `M` holonomic and `K` nonholonomic constraints;
 //! * [`Odae`]: the overdetermined DAE (2.11) (Hamiltonian and general DAE models);
+//! * [`Inputs`]: the control inputs of a model and the derivatives with respect to them;
 //! * [`blocks`]: the values and derivatives a model returns at one point;
 //! * [`State`], [`hamiltonian::State`], [`dae::State`]: the three state kinds.
 
 pub mod blocks;
 pub mod dae;
 pub mod hamiltonian;
+mod inputs;
 mod lagrangian;
 mod odae;
 pub mod state;
 
+pub use inputs::Inputs;
 pub use lagrangian::Lagrangian;
 pub use odae::Odae;
 pub use state::State;

@@ -149,6 +149,25 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         block
     }
 
+    /// `∂ρ/∂q0` of a momentum-balance row through the stage and Lobatto-node positions (every
+    /// `Q_j` and `Q̃_j` moves with `q0`), without the row's own momentum and the step-start terms
+    /// (which the caller adds).
+    pub(crate) fn momentum_start_coupling(&self, w: &MomentumWeights<'_, S>) -> SMatrix<f64, N, N> {
+        let mut block = SMatrix::<f64, N, N>::zeros();
+        for j in 0..S {
+            if w.force[j] != 0.0 {
+                block += self.dyns[j].lqq * (-self.h * w.force[j]);
+            }
+            if w.nonholonomic[j] != 0.0 {
+                block += self.nhs[j].hess_vq * w.nonholonomic[j];
+            }
+            if w.lobatto[j] != 0.0 {
+                block += self.cons[j].hess_mu * w.lobatto[j];
+            }
+        }
+        block
+    }
+
     /// Adds the whole momentum-balance row at `row` of the row-major `len × len` matrix `jm`:
     /// the own momentum (`L_vv` at the column `own`, `h own_coef_l L_vq` at the stage columns
     /// `l N`), the coupling through the stages, and the reaction columns.

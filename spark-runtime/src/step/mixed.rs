@@ -53,7 +53,7 @@ use crate::tableau::SparkTableau;
 
 /// Unknowns of the monolithic solve, in this order: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`,
 /// `ν_1..ν_S`. Residual rows use the same blocks: E1, E2, E4, E3, E5 then E6.
-type MixedLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
+pub(crate) type MixedLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
     Cat<Arr<Arr<Scalar, N>, S>, Arr<Scalar, N>>,
     Cat<Cat<Arr<Scalar, M>, Arr<Arr<Scalar, M>, S>>, Arr<Arr<Scalar, K>, S>>,
 >;
@@ -66,43 +66,70 @@ pub fn system_len<const N: usize, const M: usize, const K: usize, const S: usize
 
 /// Offsets of the unknown blocks in the flat vector.
 #[derive(Clone, Copy)]
-struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
+pub(crate) struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
 
 impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, M, K, S> {
     /// `V_i`, `i = 0..S-1` (0-based).
-    const fn v(i: usize) -> usize {
+    pub(crate) const fn v(i: usize) -> usize {
         i * N
     }
     /// `v1`.
-    const V1: usize = S * N;
+    pub(crate) const V1: usize = S * N;
     /// `μ_j`, `j = 0..S` (Lobatto index).
-    const fn mu(j: usize) -> usize {
+    pub(crate) const fn mu(j: usize) -> usize {
         (S + 1) * N + j * M
     }
     /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
-    const fn nu(j: usize) -> usize {
+    pub(crate) const fn nu(j: usize) -> usize {
         (S + 1) * (N + M) + j * K
     }
+}
+
+/// The unknowns of the mixed step at one iterate and the model's evaluations there.
+pub(crate) struct MixedPoint<const N: usize, const M: usize, const K: usize, const S: usize> {
+    /// `V_1..V_S`.
+    pub vs: [SVector<f64, N>; S],
+    /// `v1`.
+    pub v1: SVector<f64, N>,
+    /// `μ_0 = hΛ_0`.
+    pub mu0: SVector<f64, M>,
+    /// `μ_1..μ_S` (slot `j` is Lobatto node `j + 1`).
+    pub mus: [SVector<f64, M>; S],
+    /// `ν_1..ν_S`.
+    pub nus: [SVector<f64, K>; S],
+    /// `t1`, `q1`.
+    pub t1: f64,
+    pub q1: SVector<f64, N>,
+    /// The stage times and positions.
+    pub times: [f64; S],
+    pub qs: [SVector<f64, N>; S],
+    /// `L` and its derivatives at the stages.
+    pub dyns: [DynamicsJacobian<N>; S],
+    /// `k` and its derivatives at the stages, contracted with `ν_j`.
+    pub nhs: [NonholonomicJacobian<N, K>; S],
+    /// `g` and its derivatives at the Lobatto nodes `1..s̃`, contracted with `μ_j`.
+    pub cons: [ConstraintJacobian<N, M>; S],
+    /// `L`, the hidden constraint and `k` at the end point.
+    pub d1: DynamicsJacobian<N>,
+    pub w1: crate::model::blocks::VelocityConstraintJacobian<N, M>,
+    pub nh1: NonholonomicJacobian<N, K>,
 }
 
 impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     Problem<'_, Sys, N, M, K>
 {
-    /// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
-    /// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
-    fn assemble_mixed<const S: usize>(
+    /// Unpacks the flat unknowns `x` and evaluates the model at the stages, the Lobatto nodes
+    /// and the end point.
+    pub(crate) fn mixed_point<const S: usize>(
         &self,
         tab: &SparkTableau<S>,
         start: &StepStart<N, M>,
         x: &[f64],
-        r: &mut [f64],
-        jac: Option<&mut [f64]>,
-    ) {
+    ) -> MixedPoint<N, M, K, S> {
         let (sys, h) = (self.sys, self.h);
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
-        let len = system_len::<N, M, K, S>();
-        let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
+        let (t0, q0) = (start.t0, start.q0);
         let vs: [SVector<f64, N>; S] =
             core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
         let v1 = SVector::<f64, N>::from_fn(|a, _| x[O::<N, M, K, S>::V1 + a]);
@@ -111,7 +138,6 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
         let nus: [SVector<f64, K>; S] =
             core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
-
         let combine = |coef: &[f64; S]| {
             let mut q = q0;
             for j in 0..S {
@@ -121,25 +147,68 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         };
         let t1 = t0 + h;
         let q1 = combine(&tab.b);
-        let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
-            sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
-        });
-        let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
-            sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
-        });
+        let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
+        let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| combine(&tab.a[i]));
+        let dyns = core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i]));
+        let nhs =
+            core::array::from_fn(|i| sys.nonholonomic_jacobian(times[i], &qs[i], &vs[i], &nus[i]));
         // Lobatto node j = 1..s̃ is slot j-1; with s̃ = S − 1 the last slot is unused (its
-        // multiplier is pinned to zero below).
+        // multiplier is pinned to zero).
         let st = tab.s_tilde;
-        let cons: [ConstraintJacobian<N, M>; S] = core::array::from_fn(|j| {
+        let cons = core::array::from_fn(|j| {
             if j < st {
                 sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
             } else {
                 ConstraintJacobian::default()
             }
         });
-        let d1 = sys.dynamics_jacobian(t1, &q1, &v1);
-        let w1 = sys.velocity_constraint_jacobian(t1, &q1, &v1);
-        let nh1 = sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros());
+        MixedPoint {
+            vs,
+            v1,
+            mu0,
+            mus,
+            nus,
+            t1,
+            q1,
+            times,
+            qs,
+            dyns,
+            nhs,
+            cons,
+            d1: sys.dynamics_jacobian(t1, &q1, &v1),
+            w1: sys.velocity_constraint_jacobian(t1, &q1, &v1),
+            nh1: sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros()),
+        }
+    }
+
+    /// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
+    /// the exact Jacobian `∂F/∂x` (row-major) into `jac`.
+    pub(crate) fn assemble_mixed<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        let h = self.h;
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        let len = system_len::<N, M, K, S>();
+        let (p0, gq0) = (start.p0, start.gq0);
+        let MixedPoint {
+            mu0,
+            mus,
+            nus,
+            dyns,
+            nhs,
+            cons,
+            d1,
+            w1,
+            nh1,
+            ..
+        } = self.mixed_point(tab, start, x);
+        let st = tab.s_tilde;
 
         // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1), with the coefficient rows
         // (â_i, ã_nh,i, ã_i0, ã_i) resp. (b, b̃_nh, b̃_0, b̃) and the momentum at the stage resp. the end.
@@ -291,34 +360,11 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats), Error> {
-        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
-        if !(tab.s_tilde == S || (tab.s_tilde + 1 == S && tab.s_tilde >= 1)) {
-            return Err(Error::Unsupported {
-                what: "a SPARK tableau with s̃ other than S or S − 1 in the mixed step",
-            });
-        }
-        if !state.is_finite() {
-            return Err(Error::NonFiniteState);
-        }
-        let (t0, q0, v0) = (state.t, state.q, state.v);
-
-        // Consistency of g, the hidden constraint and k at the step start.
-        let gq0 = self.check_consistent()?;
-        let start = StepStart::new(sys, state, gq0);
-
+        let (_, mut xbuf, iterations) = self.solve_mixed(tab)?;
+        let (h, state) = (self.h, self.state);
+        let (t0, q0) = (state.t, state.q);
         type L<const N: usize, const M: usize, const K: usize, const S: usize> =
             MixedLayout<N, M, K, S>;
-        let problem = DenseProblem::at_step((S + 1) * N, &q0, &v0, h);
-        let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
-            options,
-            &problem,
-            |x| {
-                for i in 0..=S {
-                    x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
-                }
-            },
-            |x, r, jac| self.assemble_mixed(tab, &start, x, r, jac),
-        )?;
         let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
         let mut q1 = q0;
         for j in 0..S {
@@ -340,5 +386,48 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 end_iterations: 0,
             },
         ))
+    }
+
+    /// Solves the mixed step's equations: the step-start quantities, the converged unknowns
+    /// (layout [`MixedLayout`]) and the Newton iterations.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn solve_mixed<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+    ) -> Result<
+        (
+            StepStart<N, M>,
+            <MixedLayout<N, M, K, S> as Layout>::Of<f64>,
+            u32,
+        ),
+        Error,
+    > {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        if !(tab.s_tilde == S || (tab.s_tilde + 1 == S && tab.s_tilde >= 1)) {
+            return Err(Error::Unsupported {
+                what: "a SPARK tableau with s̃ other than S or S − 1 in the mixed step",
+            });
+        }
+        if !state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        let (q0, v0) = (state.q, state.v);
+
+        // Consistency of g, the hidden constraint and k at the step start.
+        let gq0 = self.check_consistent()?;
+        let start = StepStart::new(sys, state, gq0);
+
+        let problem = DenseProblem::at_step((S + 1) * N, &q0, &v0, h);
+        let (xbuf, iterations) = dense_newton::solve::<MixedLayout<N, M, K, S>>(
+            options,
+            &problem,
+            |x| {
+                for i in 0..=S {
+                    x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+                }
+            },
+            |x, r, jac| self.assemble_mixed(tab, &start, x, r, jac),
+        )?;
+        Ok((start, xbuf, iterations))
     }
 }

@@ -19,6 +19,7 @@ pub(crate) mod assembly;
 pub mod emprk;
 pub mod holonomic;
 pub mod index2;
+pub mod jacobian;
 pub mod local_model;
 pub mod mixed;
 pub mod multipliers;
@@ -26,6 +27,7 @@ pub mod odae;
 pub(crate) mod project;
 mod stage_matrix;
 pub(crate) mod start;
+pub mod tangent;
 
 use crate::error::Error;
 use crate::model::{Lagrangian, Odae, State};

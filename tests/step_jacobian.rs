@@ -1,0 +1,356 @@
+//! The step's exact Jacobian (issue 14): agreement with central differences of `step` along
+//! tangent and input directions, symplecticity on the constraint manifold, the linearized
+//! nonholonomic constraints carried from the start to the end, and `J(−h) J(h) = I` on tangent
+//! vectors for symmetric methods.
+
+use spark::nalgebra::{SMatrix, SVector};
+use spark::{
+    Emprk, GaussLobatto, Integrator, Lagrangian, LobattoIIIAB, Method, State, StepJacobian,
+    TangentBasis,
+};
+
+spark::mechanics! {
+    /// A damped pendulum pushed horizontally by a time-dependent force and two inputs.
+    struct Pendulum {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        parameters: [g = 9.81, c = 0.3],
+        inputs: [u, w],
+        lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - g * y + w * x * vy,
+        forces: [0.8 * (2.0 * t).cos() + u, 0.0],
+        dissipation: 0.5 * c * (vx.powi(2) + vy.powi(2)),
+        holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    }
+}
+
+spark::mechanics! {
+    /// A charged particle on the unit sphere (conservative; momentum p = v + w (−q2, q1, 0)).
+    struct Charged {
+        coordinates: [q1, q2, q3],
+        velocities: [v1, v2, v3],
+        parameters: [w = 1.3, e = 0.7],
+        lagrangian: 0.5 * (v1.powi(2) + v2.powi(2) + v3.powi(2)) + w * (q1 * v2 - q2 * v1) + e * q3,
+        holonomic: [q1.powi(2) + q2.powi(2) + q3.powi(2) - 1.0],
+    }
+}
+
+spark::mechanics! {
+    /// A knife edge with thrust and steering inputs and a velocity-coupled dissipation.
+    struct Skate {
+        coordinates: [x, y, phi],
+        velocities: [vx, vy, om],
+        parameters: [m = 1.3, j = 0.4, c = 0.5, d = 0.3, e = 0.2],
+        inputs: [f, tau],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) + 0.5 * j * om.powi(2),
+        forces: [f * phi.cos(), f * phi.sin(), tau],
+        dissipation: 0.5 * c * (vx.powi(2) + vy.powi(2)) + 0.5 * d * om.powi(2) + e * vx * om,
+        nonholonomic: [vx * phi.sin() - vy * phi.cos()],
+    }
+}
+
+fn pendulum() -> Pendulum {
+    Pendulum {
+        u: 0.4,
+        w: 0.2,
+        ..Pendulum::default()
+    }
+}
+
+fn pendulum_state() -> State<2> {
+    let th = 0.7f64;
+    State::new(0.1, [th.sin(), -th.cos()], [1.1 * th.cos(), 1.1 * th.sin()])
+}
+
+fn charged_state() -> State<3> {
+    // On the sphere, velocity tangent to it.
+    let q = SVector::<f64, 3>::new(0.6, 0.0, -0.8);
+    let v = SVector::<f64, 3>::new(0.3, 1.0, 0.225);
+    State::new(0.0, q, v)
+}
+
+fn skate() -> Skate {
+    Skate {
+        f: 0.7,
+        tau: -0.3,
+        ..Skate::default()
+    }
+}
+
+fn skate_state() -> State<3> {
+    let (s, om, phi) = (0.8f64, -0.5f64, 0.3f64);
+    State::new(0.2, [0.1, 0.2, phi], [s * phi.cos(), s * phi.sin(), om])
+}
+
+/// Max over the entries of `|a − b| / (1 + |b|)`.
+fn rel(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / (1.0 + y.abs())))
+}
+
+/// `J ξ` against central differences of `step` along every tangent direction (from projected
+/// perturbed states) and every input.
+fn check_against_differences<
+    Sys,
+    Meth,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const U: usize,
+    const D: usize,
+>(
+    label: &str,
+    sys: Sys,
+    state: State<N>,
+    h: f64,
+) where
+    Sys: Lagrangian<N, M, K> + spark::Inputs<N, U> + Copy + InputsMut<U>,
+    Meth: Method,
+{
+    let mut sim = Integrator::<Sys, Meth>::new(sys, h).unwrap();
+    let mut s1 = state;
+    let j: StepJacobian<N, U> = sim.step_with_jacobian(&mut s1).unwrap();
+    // The state advanced exactly as `step` advances it.
+    let mut s2 = state;
+    sim.step(&mut s2).unwrap();
+    assert_eq!(s1, s2, "{label}: step_with_jacobian and step differ");
+
+    let basis: TangentBasis<N, D> = sim.tangent_basis(&state).unwrap();
+    let eps = 1e-5;
+    let mut worst = 0.0f64;
+    for c in 0..D {
+        let (dq, dv) = (
+            basis.q.column(c).into_owned(),
+            basis.v.column(c).into_owned(),
+        );
+        let shifted = |sgn: f64| {
+            let mut s = State::new(
+                state.t,
+                state.q + dq * (sgn * eps),
+                state.v + dv * (sgn * eps),
+            );
+            sim.project(&mut s).unwrap();
+            let mut fresh = Integrator::<Sys, Meth>::new(sys, h).unwrap();
+            fresh.step(&mut s).unwrap();
+            s
+        };
+        let (p, m) = (shifted(1.0), shifted(-1.0));
+        let fd: Vec<f64> = (0..N)
+            .map(|a| (p.q[a] - m.q[a]) / (2.0 * eps))
+            .chain((0..N).map(|a| (p.v[a] - m.v[a]) / (2.0 * eps)))
+            .collect();
+        let (jq, jv) = j.apply(&dq, &dv);
+        let an: Vec<f64> = jq.iter().chain(jv.iter()).copied().collect();
+        worst = worst.max(rel(&an, &fd));
+    }
+    for k in 0..U {
+        let step_with = |du: f64| {
+            let mut sys2 = sys;
+            sys2.set_input(k, sys.input(k) + du);
+            let mut sim2 = Integrator::<Sys, Meth>::new(sys2, h).unwrap();
+            let mut s = state;
+            sim2.step(&mut s).unwrap();
+            s
+        };
+        let (p, m) = (step_with(eps), step_with(-eps));
+        let fd: Vec<f64> = (0..N)
+            .map(|a| (p.q[a] - m.q[a]) / (2.0 * eps))
+            .chain((0..N).map(|a| (p.v[a] - m.v[a]) / (2.0 * eps)))
+            .collect();
+        let an: Vec<f64> = (0..N)
+            .map(|a| j.dq_du[(a, k)])
+            .chain((0..N).map(|a| j.dv_du[(a, k)]))
+            .collect();
+        worst = worst.max(rel(&an, &fd));
+    }
+    eprintln!("{label}: max relative difference to central differences {worst:.2e}");
+    assert!(worst < 1e-7, "{label}: {worst:e}");
+}
+
+/// Setting an input by index, for the tests' finite differences.
+trait InputsMut<const U: usize> {
+    fn input(&self, k: usize) -> f64;
+    fn set_input(&mut self, k: usize, value: f64);
+}
+
+impl InputsMut<2> for Pendulum {
+    fn input(&self, k: usize) -> f64 {
+        [self.u, self.w][k]
+    }
+    fn set_input(&mut self, k: usize, value: f64) {
+        *[&mut self.u, &mut self.w][k] = value;
+    }
+}
+
+impl InputsMut<0> for Charged {
+    fn input(&self, _: usize) -> f64 {
+        unreachable!()
+    }
+    fn set_input(&mut self, _: usize, _: f64) {
+        unreachable!()
+    }
+}
+
+impl InputsMut<2> for Skate {
+    fn input(&self, k: usize) -> f64 {
+        [self.f, self.tau][k]
+    }
+    fn set_input(&mut self, k: usize, value: f64) {
+        *[&mut self.f, &mut self.tau][k] = value;
+    }
+}
+
+#[test]
+fn jacobian_matches_central_differences_holonomic() {
+    let (p, s0, h) = (pendulum(), pendulum_state(), 0.05);
+    check_against_differences::<_, GaussLobatto<1>, 2, 1, 0, 2, 2>("pendulum S=1", p, s0, h);
+    check_against_differences::<_, GaussLobatto<2>, 2, 1, 0, 2, 2>("pendulum S=2", p, s0, h);
+    check_against_differences::<_, GaussLobatto<3>, 2, 1, 0, 2, 2>("pendulum S=3", p, s0, h);
+    check_against_differences::<_, LobattoIIIAB<3>, 2, 1, 0, 2, 2>("pendulum IIIA-B S=3", p, s0, h);
+    check_against_differences::<_, Emprk<2>, 2, 1, 0, 2, 2>("pendulum EMPRK S=2", p, s0, h);
+    let (c, s0) = (Charged::default(), charged_state());
+    check_against_differences::<_, GaussLobatto<1>, 3, 1, 0, 0, 4>("charged S=1", c, s0, h);
+    check_against_differences::<_, GaussLobatto<2>, 3, 1, 0, 0, 4>("charged S=2", c, s0, h);
+    check_against_differences::<_, GaussLobatto<3>, 3, 1, 0, 0, 4>("charged S=3", c, s0, h);
+}
+
+#[test]
+fn jacobian_matches_central_differences_nonholonomic() {
+    let (k, s0, h) = (skate(), skate_state(), 0.05);
+    check_against_differences::<_, GaussLobatto<1>, 3, 0, 1, 2, 5>("skate S=1", k, s0, h);
+    check_against_differences::<_, GaussLobatto<2>, 3, 0, 1, 2, 5>("skate S=2", k, s0, h);
+    check_against_differences::<_, GaussLobatto<3>, 3, 0, 1, 2, 5>("skate S=3", k, s0, h);
+    check_against_differences::<_, LobattoIIIAB<3>, 3, 0, 1, 2, 5>("skate IIIA-B S=3", k, s0, h);
+}
+
+/// `ω(ξ, η) = δq_ξ · δp_η − δq_η · δp_ξ` with `δp = L_vv δv + L_vq δq` at `s`.
+fn omega<Sys: Lagrangian<N, M, 0>, const N: usize, const M: usize>(
+    sys: &Sys,
+    s: &State<N>,
+    xi: (SVector<f64, N>, SVector<f64, N>),
+    eta: (SVector<f64, N>, SVector<f64, N>),
+) -> f64 {
+    let d = sys.dynamics_jacobian(s.t, &s.q, &s.v);
+    let dp = |x: &(SVector<f64, N>, SVector<f64, N>)| d.lvv * x.1 + d.lvq * x.0;
+    xi.0.dot(&dp(&eta)) - eta.0.dot(&dp(&xi))
+}
+
+fn symplectic<Meth: Method>(label: &str) {
+    let sys = Charged::default();
+    let h = 0.1;
+    let mut sim = Integrator::<Charged, Meth>::new(sys, h).unwrap();
+    let s0 = charged_state();
+    let t: TangentBasis<3, 4> = sim.tangent_basis(&s0).unwrap();
+    let mut s1 = s0;
+    let j = sim.step_with_jacobian(&mut s1).unwrap();
+    let mut worst = 0.0f64;
+    for a in 0..4 {
+        for b in 0..4 {
+            let xi = (t.q.column(a).into_owned(), t.v.column(a).into_owned());
+            let eta = (t.q.column(b).into_owned(), t.v.column(b).into_owned());
+            let before = omega(&sys, &s0, xi, eta);
+            let after = omega(&sys, &s1, j.apply(&xi.0, &xi.1), j.apply(&eta.0, &eta.1));
+            worst = worst.max((after - before).abs() / (1.0 + before.abs()));
+        }
+    }
+    eprintln!("{label}: max |ω(Jξ, Jη) − ω(ξ, η)| / (1 + |ω(ξ, η)|) = {worst:.2e}");
+    assert!(worst < 1e-12, "{label}: {worst:e}");
+}
+
+#[test]
+fn the_step_is_symplectic_on_the_constraint_manifold() {
+    symplectic::<GaussLobatto<1>>("charged S=1");
+    symplectic::<GaussLobatto<2>>("charged S=2");
+    symplectic::<GaussLobatto<3>>("charged S=3");
+    symplectic::<LobattoIIIAB<2>>("charged IIIA-B S=2");
+    symplectic::<LobattoIIIAB<3>>("charged IIIA-B S=3");
+}
+
+#[test]
+fn linearized_nonholonomic_constraints_are_carried_to_the_end() {
+    let h = 0.1;
+    let mut sim = Integrator::<Skate, GaussLobatto<2>>::new(skate(), h).unwrap();
+    let s0 = skate_state();
+    let t: TangentBasis<3, 5> = sim.tangent_basis(&s0).unwrap();
+    let mut s1 = s0;
+    let j = sim.step_with_jacobian(&mut s1).unwrap();
+    let sys = skate();
+    let nh = sys.nonholonomic_jacobian(s1.t, &s1.q, &s1.v, &SVector::zeros());
+    let mut worst = 0.0f64;
+    for c in 0..5 {
+        let (dq, dv) = j.apply(&t.q.column(c).into_owned(), &t.v.column(c).into_owned());
+        let dk = nh.kq * dq + nh.kv * dv;
+        worst = worst.max(dk[0].abs() / (1.0 + dq.norm() + dv.norm()));
+    }
+    eprintln!("skate: max |k_q δq1 + k_v δv1| = {worst:.2e}");
+    assert!(worst < 1e-12, "{worst:e}");
+}
+
+/// `J(−h)` at the image times `J(h)` at the start, on tangent vectors.
+fn round_trip<
+    Sys,
+    Meth,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const U: usize,
+    const D: usize,
+>(
+    label: &str,
+    sys: Sys,
+    s0: State<N>,
+) where
+    Sys: Lagrangian<N, M, K> + spark::Inputs<N, U> + Copy,
+    Meth: Method,
+{
+    let h = 0.1;
+    let mut forward = Integrator::<Sys, Meth>::new(sys, h).unwrap();
+    let mut backward = Integrator::<Sys, Meth>::new(sys, -h).unwrap();
+    let t: TangentBasis<N, D> = forward.tangent_basis(&s0).unwrap();
+    let mut s1 = s0;
+    let jf = forward.step_with_jacobian(&mut s1).unwrap();
+    let mut s2 = s1;
+    let jb = backward.step_with_jacobian(&mut s2).unwrap();
+    assert!(
+        rel(s2.q.as_slice(), s0.q.as_slice()) < 1e-12,
+        "{label}: not back at the start"
+    );
+    let mut worst = 0.0f64;
+    for c in 0..D {
+        let (dq, dv) = (t.q.column(c).into_owned(), t.v.column(c).into_owned());
+        let (aq, av) = jf.apply(&dq, &dv);
+        let (bq, bv) = jb.apply(&aq, &av);
+        worst = worst.max((bq - dq).amax()).max((bv - dv).amax());
+    }
+    eprintln!("{label}: max |J(−h) J(h) ξ − ξ| = {worst:.2e}");
+    assert!(worst < 1e-12, "{label}: {worst:e}");
+}
+
+#[test]
+fn symmetric_methods_invert_their_jacobian_backwards() {
+    round_trip::<_, GaussLobatto<2>, 2, 1, 0, 2, 2>("pendulum S=2", pendulum(), pendulum_state());
+    round_trip::<_, GaussLobatto<3>, 3, 1, 0, 0, 4>(
+        "charged S=3",
+        Charged::default(),
+        charged_state(),
+    );
+    round_trip::<_, LobattoIIIAB<3>, 3, 1, 0, 0, 4>(
+        "charged IIIA-B S=3",
+        Charged::default(),
+        charged_state(),
+    );
+    round_trip::<_, GaussLobatto<2>, 3, 0, 1, 2, 5>("skate S=2", skate(), skate_state());
+}
+
+#[test]
+fn unsupported_methods_say_so_and_leave_the_state() {
+    let mut sim = Integrator::<Skate, Emprk<2>>::new(skate(), 0.1).unwrap();
+    let mut s = skate_state();
+    let before = s;
+    assert!(matches!(
+        sim.step_with_jacobian(&mut s),
+        Err(spark::Error::Unsupported { .. })
+    ));
+    assert_eq!(s, before);
+    let _ = SMatrix::<f64, 1, 1>::zeros();
+}
