@@ -412,6 +412,52 @@ where
     s.q[0]
 }
 
+/// `jacobian`: CPU time per step of `step` and of `step_with_jacobian` (the step plus its exact
+/// Jacobian with respect to the state and the inputs), best of 5 runs of 200 steps from the
+/// peers' start, and their ratio.
+fn jacobian(a: &Args) {
+    println!("## step_with_jacobian against step (h = 0.01 unless --h)\n");
+    println!("| N | S | step µs | step_with_jacobian µs | ratio |");
+    println!("|---|---|---|---|---|");
+    let h = a.hs.as_ref().map_or(0.01, |v| v[0]);
+    for &n in &a.ns {
+        for &s in &a.ss {
+            let (plain, with) = dispatch!(n, s, jacobian_times(h));
+            println!(
+                "| {n} | {s} | {plain:.3} | {with:.3} | {:.1} |",
+                with / plain
+            );
+            println!("RESULT kind=jacobian N={n} S={s} step_us={plain:.4} jac_us={with:.4}");
+        }
+    }
+}
+
+fn jacobian_times<Sys, Meth, const N: usize, const M: usize>(h: f64) -> (f64, f64)
+where
+    Sys: Lagrangian<N, M> + Default + spark::Inputs<N, 0>,
+    Meth: Method,
+{
+    let steps = 200;
+    let (mut plain, mut with) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..5 {
+        let mut s = start::<Sys, Meth, N, M>();
+        let mut sim = Integrator::<Sys, Meth>::new(Sys::default(), h).unwrap();
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            sim.step(black_box(&mut s)).unwrap();
+        }
+        plain = plain.min(t0.elapsed().as_secs_f64() * 1e6 / steps as f64);
+        let mut s = start::<Sys, Meth, N, M>();
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            let j = sim.step_with_jacobian(black_box(&mut s)).unwrap();
+            black_box(&j);
+        }
+        with = with.min(t0.elapsed().as_secs_f64() * 1e6 / steps as f64);
+    }
+    (plain, with)
+}
+
 fn floor_of(n: usize) -> Floor {
     match n {
         1 => floor_evals::<Chain1, 2, 1>(),
@@ -604,6 +650,7 @@ fn main() {
         "floor" => floor(&a),
         "count" => count(&a),
         "stack" => stack_mode(&a),
+        "jacobian" => jacobian(&a),
         "all" => {
             short(&a);
             floor(&a);
@@ -611,7 +658,7 @@ fn main() {
             long(&a);
         }
         m => {
-            eprintln!("unknown mode {m}: short | long | floor | stack | all");
+            eprintln!("unknown mode {m}: short | long | floor | count | stack | jacobian | all");
             std::process::exit(2);
         }
     }
