@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # spark beside the CasADi peers (../shared/peers/casadi), same machine, same run.
 #
-#   bash benches/peers.sh [short|long|all|report]  (default: all; a few minutes on 2 cores;
-#                                                   report: the tables of the last run again)
+#   bash benches/peers.sh [short|long|all|report|jac]  (default: all; a few minutes on 2 cores;
+#                                                   report: the tables of the last run again;
+#                                                   jac: the step plus its Jacobian, spark's
+#                                                   step_with_jacobian against CasADi's step_jac)
 #
 # 1. Builds the peers' drivers from the generated C in $PEERS/gen/{gauss4,rk4}_N{1,2,4,8}
 #    with gcc -O3 -march=native into $OUT (default /tmp/spark-peers), exactly as the peers'
@@ -153,6 +155,48 @@ echo "== machine"
 grep -m1 'model name' /proc/cpuinfo || true
 echo "cores: $(nproc); loadavg at start: $(cat /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 rustc --version
+
+if [ "$MODE" = jac ]; then
+  # The step and its Jacobian with respect to the initial state: CasADi's generated step_jac of its
+  # order-4 Gauss-Legendre collocation ($JAC_PEERS: generated C kept in ../shared/peers/casadi-jac,
+  # F.factory('step_jac', ['x0','z0','p'], ['xf','jac:xf:x0'])) and spark's step_with_jacobian
+  # (GaussLobatto<2>, order 4, the Jacobian with respect to (q, v) and the inputs), h = 0.01,
+  # REPEAT interleaved rounds, best of each.
+  JAC_PEERS=${SPARK_JAC_PEERS:-$(cd "$ROOT/../shared/peers/casadi-jac" && pwd)}
+  cargo build --release --example chain_bench >/dev/null
+  for N in $NS_C; do
+    mkdir -p "$OUT/jac/N$N"
+    gcc $CFLAGS -c "$JAC_PEERS/gen/N$N/step_jac.c" -o "$OUT/jac/N$N/step_jac.o"
+    gcc $CFLAGS -I"$JAC_PEERS/gen/N$N" -o "$OUT/jac/N$N/driver" "$JAC_PEERS/driver_jac.c" "$OUT/jac/N$N/step_jac.o" -lm
+  done
+  JLOG="$OUT/jac.log"
+  : >"$JLOG"
+  for r in $(seq "$REPEAT"); do
+    for N in $NS_C; do
+      "$OUT/jac/N$N/driver" 0.01 200 7 | sed 's/^/CASADI /' >>"$JLOG"
+      "$CARGO_TARGET_DIR/release/examples/chain_bench" jacobian --n "$N" --s 2 | grep '^RESULT' >>"$JLOG"
+    done
+  done
+  python3 - "$JLOG" <<'PYEOF'
+import re, sys
+casadi, spark = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r'CASADI N=(\d+) step_us=([\d.]+) step_jac_us=([\d.]+)', line)
+    if m:
+        n = int(m[1]); a, b = float(m[2]), float(m[3])
+        old = casadi.get(n, (1e99, 1e99)); casadi[n] = (min(old[0], a), min(old[1], b))
+    m = re.match(r'RESULT kind=jacobian N=(\d+) S=2 step_us=([\d.]+) jac_us=([\d.]+)', line)
+    if m:
+        n = int(m[1]); a, b = float(m[2]), float(m[3])
+        old = spark.get(n, (1e99, 1e99)); spark[n] = (min(old[0], a), min(old[1], b))
+print('| N | spark step µs | spark step_with_jacobian µs | ratio | CasADi gauss4 step µs | CasADi step + Jacobian µs | CasADi / spark (step + Jacobian) |')
+print('|---|---|---|---|---|---|---|')
+for n in sorted(spark):
+    s, c = spark[n], casadi.get(n, (float('nan'), float('nan')))
+    print(f'| {n} | {s[0]:.3f} | {s[1]:.3f} | {s[1] / s[0]:.1f} | {c[0]:.3f} | {c[1]:.3f} | {c[1] / s[1]:.2f} |')
+PYEOF
+  exit 0
+fi
 
 LOG="$OUT/run.log"
 # `report`: print the tables of the last run again (from $LOG) without measuring.

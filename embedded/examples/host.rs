@@ -27,7 +27,9 @@ fn main() -> ExitCode {
         let d = scenario::double_pendulum(&mut out)?;
         let t2 = Instant::now();
         let c = scenario::cartpole(&mut out)?;
-        Ok((p, t1 - t0, d, t2 - t1, c, t2.elapsed()))
+        let tc = t2.elapsed();
+        scenario::cartpole_jacobian(&mut out)?;
+        Ok((p, t1 - t0, d, t2 - t1, c, tc))
     });
     match runs {
         Ok((p, tp, d, td, c, tc)) => {

@@ -43,6 +43,7 @@ fn run(out: &mut hio::HostStream) -> Result<(), RunError> {
     let t2 = clock_cs();
     let c = scenario::cartpole(out)?;
     let t3 = clock_cs();
+    scenario::cartpole_jacobian(out)?;
     writeln!(out, "# timing pendulum steps {} cs {}", p.steps, t1 - t0)?;
     writeln!(
         out,

@@ -137,6 +137,38 @@ pub fn cartpole<W: Write>(out: &mut W) -> Result<Summary, RunError> {
     })
 }
 
+/// The Jacobian of one step of the cart-pole (`GaussLobatto<2>`, h = 0.01) from the state of
+/// [`cartpole`]'s start with `u = 1.5`: every entry of the six blocks printed on lines
+/// `cartpole_jacobian row <k> ...` (rows of `[dq_dq dq_dv dq_du; dv_dq dv_dv dv_du]`), to compare
+/// target and host number by number.
+pub fn cartpole_jacobian<W: Write>(out: &mut W) -> Result<(), RunError> {
+    let sys = CartPole {
+        u: 1.5,
+        ..CartPole::default()
+    };
+    let mut sim = Integrator::<CartPole, GaussLobatto<2>>::new(sys, 0.01)?;
+    let lean = 0.2f64;
+    let mut s = State::new(0.0, [0.0, spark::math::sin(lean), spark::math::cos(lean)], [0.0; 3]);
+    let j: spark::StepJacobian<3, 1> = sim.step_with_jacobian(&mut s)?;
+    for k in 0..6 {
+        write!(out, "cartpole_jacobian row {k}")?;
+        let (a, b, c) = if k < 3 {
+            (&j.dq_dq, &j.dq_dv, &j.dq_du)
+        } else {
+            (&j.dv_dq, &j.dv_dv, &j.dv_du)
+        };
+        let r = k % 3;
+        for col in 0..3 {
+            write!(out, " {:.16e}", a[(r, col)])?;
+        }
+        for col in 0..3 {
+            write!(out, " {:.16e}", b[(r, col)])?;
+        }
+        writeln!(out, " {:.16e}", c[(r, 0)])?;
+    }
+    Ok(())
+}
+
 /// Projects `s`, then takes [`STEPS`] steps, each after `control` has set the model's inputs
 /// from the state, printing a line every [`EVERY`] steps.
 fn run<Sys, Meth, W, const N: usize, const M: usize, const K: usize>(

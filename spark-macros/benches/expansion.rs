@@ -15,6 +15,8 @@ mod check;
 mod ctxt;
 #[path = "../src/expand.rs"]
 mod expand;
+#[path = "../src/forces.rs"]
+mod forces;
 #[path = "../src/lower.rs"]
 mod lower;
 #[path = "../src/model.rs"]
