@@ -105,9 +105,56 @@ mod other_forms {
         }
     }
 
+    spark::mechanics! {
+        /// An open system in Lagrangian form: inputs, forces, dissipation, constraints of both
+        /// kinds.
+        pub struct Driven {
+            coordinates: [x, y, phi],
+            velocities: [vx, vy, om],
+            parameters: [m = 1.0, c = 0.2, d = 0.1],
+            inputs: [thrust, torque],
+            definitions: {
+                let heading = phi.cos();
+            },
+            lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2) + om.powi(2)) - thrust * 0.0 * vx,
+            forces: [thrust * heading, thrust * phi.sin(), torque],
+            dissipation: 0.5 * c * (vx.powi(2) + vy.powi(2)) + 0.5 * d * om.powi(2),
+            nonholonomic: [vx * phi.sin() - vy * phi.cos()],
+        }
+    }
+
+    spark::mechanics! {
+        /// An open system in Hamiltonian form.
+        pub struct DrivenH {
+            coordinates: [q],
+            momenta: [p],
+            parameters: [c = 0.2],
+            inputs: [u],
+            hamiltonian: 0.5 * (p.powi(2) + q.powi(2)),
+            forces: [u - c * p],
+        }
+    }
+
+    spark::mechanics! {
+        /// An open system in DAE form.
+        pub struct DrivenDae {
+            coordinates: [y1],
+            variables: [z1],
+            multipliers: [],
+            inputs: [u],
+            v: [z1],
+            p: [z1],
+            f: [-y1],
+            r: [0.0],
+            forces: [u],
+        }
+    }
+
     #[test]
     fn other_forms_expand_lint_free() {
         assert_eq!(Particle::COORDINATES, 3);
         assert_eq!(Dae::HOLONOMIC_CONSTRAINTS, 1);
+        assert_eq!(Driven::INPUT_NAMES, ["thrust", "torque"]);
+        assert_eq!((DrivenH::INPUTS, DrivenDae::INPUTS), (1, 1));
     }
 }
