@@ -119,7 +119,8 @@ impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Run
 where
     Sys: Lagrangian<N, M, K> + Inputs<N, U>,
 {
-    type Output = Result<StepJacobian<N, U>, Error>;
+    /// The Jacobian, and the step's result when the Jacobian's solve is the step's own.
+    type Output = Result<(Option<(State<N>, StepStats)>, StepJacobian<N, U>), Error>;
     fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
         let problem = Problem::<Sys, N, M, K>::new(self.sys, self.h, self.options, self.state);
         let tableau = match scheme {
@@ -144,9 +145,11 @@ where
                 })
             }
         };
+        // The coupled step is `step`'s own for SPARK methods with nonholonomic constraints.
+        let own = K > 0 && matches!(scheme, Scheme::Spark { .. });
         problem
             .mixed_with_jacobian::<S, U>(tableau)
-            .map(|(_, jacobian, _)| jacobian)
+            .map(|(next, jacobian, stats)| (own.then_some((next, stats)), jacobian))
     }
 }
 
@@ -543,18 +546,23 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         if let Some(name) = self.sys.first_non_finite_parameter() {
             return Err(Error::NonFiniteParameter { name });
         }
-        let jacobian = Meth::run(JacobianStep::<Sys, N, M, K, U> {
+        let (stepped, jacobian) = Meth::run(JacobianStep::<Sys, N, M, K, U> {
             sys: &self.sys,
             h: self.h,
             options: &self.options,
             state,
         })?;
-        let (next, stats) = <State<N> as Advance<Sys, M, K>>::advance::<Meth>(
-            &self.sys,
-            self.h,
-            &self.options,
-            state,
-        )?;
+        // When the Jacobian's solve is the step's own (the coupled step of a model with
+        // nonholonomic constraints), its state is the step's; otherwise `step`'s code runs.
+        let (next, stats) = match stepped {
+            Some(done) => done,
+            None => <State<N> as Advance<Sys, M, K>>::advance::<Meth>(
+                &self.sys,
+                self.h,
+                &self.options,
+                state,
+            )?,
+        };
         *state = next;
         self.last = stats;
         Ok(jacobian)

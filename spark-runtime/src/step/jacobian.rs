@@ -237,12 +237,7 @@ where
                 out.dv_du.set_column(c - 2 * N, &dv1);
             }
         }
-        let next = State {
-            t: t0 + h,
-            q: pt.q1,
-            v: pt.v1,
-        }
-        .checked()?;
+        let next = self.mixed_state(tab, x)?;
         let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
         if !(finite(out.dq_dq.as_slice())
             && finite(out.dq_dv.as_slice())

@@ -361,24 +361,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats), Error> {
         let (_, mut xbuf, iterations) = self.solve_mixed(tab)?;
-        let (h, state) = (self.h, self.state);
-        let (t0, q0) = (state.t, state.q);
-        type L<const N: usize, const M: usize, const K: usize, const S: usize> =
-            MixedLayout<N, M, K, S>;
-        let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
-        let mut q1 = q0;
-        for j in 0..S {
-            for a in 0..N {
-                q1[a] += h * tab.b[j] * x[j * N + a];
-            }
-        }
-        let v1 = SVector::<f64, N>::from_fn(|a, _| x[S * N + a]);
-        let next = State {
-            t: t0 + h,
-            q: q1,
-            v: v1,
-        }
-        .checked()?;
+        let x = flat::<MixedLayout<N, M, K, S>, f64>(&mut xbuf);
+        let next = self.mixed_state(tab, x)?;
         Ok((
             next,
             StepStats {
@@ -386,6 +370,29 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 end_iterations: 0,
             },
         ))
+    }
+
+    /// The end state of the mixed step from its converged unknowns `x`.
+    pub(crate) fn mixed_state<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        x: &[f64],
+    ) -> Result<State<N>, Error> {
+        let (h, state) = (self.h, self.state);
+        let (t0, q0) = (state.t, state.q);
+        let mut q1 = q0;
+        for j in 0..S {
+            for a in 0..N {
+                q1[a] += h * tab.b[j] * x[j * N + a];
+            }
+        }
+        let v1 = SVector::<f64, N>::from_fn(|a, _| x[S * N + a]);
+        State {
+            t: t0 + h,
+            q: q1,
+            v: v1,
+        }
+        .checked()
     }
 
     /// Solves the mixed step's equations: the step-start quantities, the converged unknowns
