@@ -354,3 +354,132 @@ fn unsupported_methods_say_so_and_leave_the_state() {
     assert_eq!(s, before);
     let _ = SMatrix::<f64, 1, 1>::zeros();
 }
+
+spark::mechanics! {
+    /// The charged particle of `Charged` in Hamiltonian form (`p = v + A(q)`,
+    /// `A = w (−q2, q1, 0)`), pushed along `q1` by the input `u`.
+    struct ChargedH {
+        coordinates: [q1, q2, q3],
+        momenta: [p1, p2, p3],
+        parameters: [w = 1.3, e = 0.7],
+        inputs: [u],
+        hamiltonian: 0.5 * ((p1 + w * q2).powi(2) + (p2 - w * q1).powi(2) + p3.powi(2)) - e * q3,
+        forces: [u, 0.0, 0.0],
+        holonomic: [q1.powi(2) + q2.powi(2) + q3.powi(2) - 1.0],
+    }
+}
+
+spark::mechanics! {
+    /// An unconstrained oscillator whose kinetic term depends on the input (`v = H_p` does).
+    struct Stiffened {
+        coordinates: [x],
+        momenta: [p],
+        inputs: [k],
+        hamiltonian: 0.5 * (1.0 + 0.3 * k) * p.powi(2) + 0.5 * (2.0 + k) * x.powi(2),
+    }
+}
+
+/// `(δq, δv) → (δq, δp)` of the charged particle: `δp = δv + w (−δq2, δq1, 0)`.
+fn to_momenta(w: f64, dq: &SVector<f64, 3>, dv: &SVector<f64, 3>) -> SVector<f64, 3> {
+    dv + SVector::<f64, 3>::new(-w * dq[1], w * dq[0], 0.0)
+}
+
+fn hamiltonian_differences<Meth: Method>(label: &str) {
+    let h = 0.05;
+    let sys = ChargedH {
+        u: 0.4,
+        ..ChargedH::default()
+    };
+    let s0 = charged_state();
+    let p0 = to_momenta(sys.w, &s0.q, &s0.v);
+    let start = spark::hamiltonian::State::new(s0.t, s0.q, p0);
+    let mut sim = Integrator::<ChargedH, Meth>::new(sys, h).unwrap();
+    let mut s1 = start;
+    let j = sim.step_with_jacobian(&mut s1).unwrap();
+    let mut s2 = start;
+    sim.step(&mut s2).unwrap();
+    assert_eq!(s1, s2, "{label}: step_with_jacobian and step differ");
+    // Tangent directions from the Lagrangian twin's basis, moved to momenta.
+    let lag = Integrator::<Charged, Meth>::new(Charged::default(), h).unwrap();
+    let basis: TangentBasis<3, 4> = lag.tangent_basis(&s0).unwrap();
+    let eps = 1e-5;
+    let mut worst = 0.0f64;
+    for c in 0..5 {
+        let (dq, dp, du) = if c < 4 {
+            let dq = basis.q.column(c).into_owned();
+            (
+                dq,
+                to_momenta(sys.w, &dq, &basis.v.column(c).into_owned()),
+                0.0,
+            )
+        } else {
+            (SVector::zeros(), SVector::zeros(), 1.0)
+        };
+        let shifted = |sgn: f64| {
+            let mut sys2 = sys;
+            sys2.u += sgn * eps * du;
+            let mut sim2 = Integrator::<ChargedH, Meth>::new(sys2, h).unwrap();
+            let mut s = spark::hamiltonian::State::new(
+                start.t,
+                start.q + dq * (sgn * eps),
+                start.p + dp * (sgn * eps),
+            );
+            sim2.project(&mut s).unwrap();
+            sim2.step(&mut s).unwrap();
+            s
+        };
+        let (a, b) = (shifted(1.0), shifted(-1.0));
+        let fd: Vec<f64> = (0..3)
+            .map(|i| (a.q[i] - b.q[i]) / (2.0 * eps))
+            .chain((0..3).map(|i| (a.p[i] - b.p[i]) / (2.0 * eps)))
+            .collect();
+        let (jq, jp) = j.apply(&dq, &dp);
+        let (jq, jp) = (jq + j.dq_du.column(0) * du, jp + j.dv_du.column(0) * du);
+        let an: Vec<f64> = jq.iter().chain(jp.iter()).copied().collect();
+        worst = worst.max(rel(&an, &fd));
+    }
+    eprintln!("{label}: max relative difference to central differences {worst:.2e}");
+    assert!(worst < 1e-7, "{label}: {worst:e}");
+}
+
+#[test]
+fn hamiltonian_jacobian_matches_central_differences() {
+    hamiltonian_differences::<GaussLobatto<1>>("charged (Hamiltonian) S=1");
+    hamiltonian_differences::<GaussLobatto<2>>("charged (Hamiltonian) S=2");
+    hamiltonian_differences::<GaussLobatto<3>>("charged (Hamiltonian) S=3");
+    hamiltonian_differences::<LobattoIIIAB<3>>("charged (Hamiltonian) IIIA-B S=3");
+    // An input in `H_p`: every direction, without constraints.
+    let h = 0.1;
+    let sys = Stiffened { k: 0.5 };
+    let start = spark::hamiltonian::State::new(0.0, [0.7], [-0.4]);
+    let mut sim = Integrator::<Stiffened, GaussLobatto<2>>::new(sys, h).unwrap();
+    let mut s1 = start;
+    let j = sim.step_with_jacobian(&mut s1).unwrap();
+    let eps = 1e-5;
+    let run = |dq: f64, dp: f64, dk: f64| {
+        let mut sim2 =
+            Integrator::<Stiffened, GaussLobatto<2>>::new(Stiffened { k: sys.k + dk }, h).unwrap();
+        let mut s = spark::hamiltonian::State::new(0.0, [start.q[0] + dq], [start.p[0] + dp]);
+        sim2.step(&mut s).unwrap();
+        (s.q[0], s.p[0])
+    };
+    let fd = |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0) / (2.0 * eps), (a.1 - b.1) / (2.0 * eps));
+    let cols = [
+        (
+            fd(run(eps, 0.0, 0.0), run(-eps, 0.0, 0.0)),
+            (j.dq_dq[(0, 0)], j.dv_dq[(0, 0)]),
+        ),
+        (
+            fd(run(0.0, eps, 0.0), run(0.0, -eps, 0.0)),
+            (j.dq_dv[(0, 0)], j.dv_dv[(0, 0)]),
+        ),
+        (
+            fd(run(0.0, 0.0, eps), run(0.0, 0.0, -eps)),
+            (j.dq_du[(0, 0)], j.dv_du[(0, 0)]),
+        ),
+    ];
+    for (f, a) in cols {
+        let d = rel(&[a.0, a.1], &[f.0, f.1]);
+        assert!(d < 1e-7, "input in H_p: {a:?} vs {f:?}");
+    }
+}

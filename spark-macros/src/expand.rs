@@ -502,7 +502,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         quote!(),
     );
     let kk = model.nonholonomic.len();
-    let inputs_impl = emit_inputs(&mut model, &d);
+    let inputs_impl = emit_inputs(&mut model, &d.p, &d.f, &[]);
     let name = &model.name;
     quote! {
         #inputs_impl
@@ -553,8 +553,9 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     }
 }
 
-/// The `Inputs` impl of a Lagrangian model: the inputs' values and `∂p/∂u`, `∂f/∂u`.
-fn emit_inputs(model: &mut Model, d: &Derivatives) -> TokenStream {
+/// The `Inputs` impl of a model: the inputs' values and `∂p/∂u`, `∂f/∂u`, `∂v/∂u` (`v` empty
+/// for a Lagrangian model, whose velocities are variables).
+fn emit_inputs(model: &mut Model, p: &[Id], f: &[Id], v: &[Id]) -> TokenStream {
     let vars = model.vars;
     let n = vars.n;
     let inputs: Vec<(usize, syn::Ident)> = model
@@ -576,10 +577,12 @@ fn emit_inputs(model: &mut Model, d: &Derivatives) -> TokenStream {
             })
             .collect()
     };
-    let p_u = jac(ar, &d.p);
-    let f_u = jac(ar, &d.f);
+    let p_u = jac(ar, p);
+    let f_u = jac(ar, f);
+    let v_u = jac(ar, v);
     let mut targets = matrix_targets("p_u", &p_u, false);
     targets.extend(matrix_targets("f_u", &f_u, false));
+    targets.extend(matrix_targets("v_u", &v_u, false));
     let rt = quote!(::spark::__private::runtime);
     let na = quote!(::spark::__private::nalgebra);
     let vec_n = quote!(#na::SVector<f64, #n>);
@@ -840,6 +843,7 @@ fn emit_odae(mut model: Model, form: OdaeForm) -> TokenStream {
     hj.extend(matrix_targets("w_y", &w_y, false));
     hj.extend(matrix_targets("w_z", &w_z, false));
     let hj_body = filled(&model, &quote!(#rt::HiddenJacobian<#n, #m>), &hj, quote!());
+    let inputs_impl = emit_inputs(&mut model, &form.p, &form.f, &form.v);
     let energy_fn = match form.energy {
         Some(e) => {
             let Body { lets, exprs } = body(&model, &[e]);
@@ -855,6 +859,7 @@ fn emit_odae(mut model: Model, form: OdaeForm) -> TokenStream {
         None => quote!(),
     };
     quote! {
+        #inputs_impl
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Odae<#n, #m> for #name {

@@ -106,6 +106,86 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> A
     }
 }
 
+/// A state kind whose step [`Integrator::step_with_jacobian`] can differentiate: [`State`]
+/// (Lagrangian models), [`crate::hamiltonian::State`] and [`crate::dae::State`] (the Jacobian
+/// with respect to `(q, p)`, resp. `(y, z)`, in the blocks named for `(q, v)`). `U` is the
+/// model's number of inputs.
+pub trait Linearize<Sys, const N: usize, const M: usize, const K: usize, const U: usize>:
+    Advance<Sys, M, K>
+{
+    /// One step of `Meth`, advanced exactly as [`Advance::advance`] does, and its Jacobian.
+    fn advance_with_jacobian<Meth: Method>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &Self,
+    ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error>;
+}
+
+impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Linearize<Sys, N, M, K, U>
+    for State<N>
+where
+    Sys: Lagrangian<N, M, K> + Inputs<N, U>,
+{
+    fn advance_with_jacobian<Meth: Method>(
+        sys: &Sys,
+        h: f64,
+        options: &Options,
+        state: &Self,
+    ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error> {
+        let (stepped, jacobian) = Meth::run(JacobianStep::<Sys, N, M, K, U> {
+            sys,
+            h,
+            options,
+            state,
+        })?;
+        // When the Jacobian's solve is the step's own (the coupled step of a model with
+        // nonholonomic constraints), its state is the step's; otherwise `step`'s code runs.
+        let (next, stats) = match stepped {
+            Some(done) => done,
+            None => <State<N> as Advance<Sys, M, K>>::advance::<Meth>(sys, h, options, state)?,
+        };
+        Ok((next, stats, jacobian))
+    }
+}
+
+/// The Jacobian of a DAE model's step (Hamiltonian or general), as a visitor of the method's
+/// scheme.
+struct DaeJacobianStep<'a, Sys, const N: usize, const M: usize, const U: usize> {
+    sys: &'a Sys,
+    h: f64,
+    options: &'a Options,
+    start: Point<N, M>,
+}
+
+impl<Sys, const N: usize, const M: usize, const U: usize> Run for DaeJacobianStep<'_, Sys, N, M, U>
+where
+    Sys: Odae<N, M> + Inputs<N, U>,
+{
+    type Output = Result<(Point<N, M>, StepStats, StepJacobian<N, U>), Error>;
+    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
+        let tableau = match scheme {
+            Scheme::Spark { tableau, refuses } => match refuses.dae {
+                Some(what) => return Err(Error::Unsupported { what }),
+                None => tableau,
+            },
+            Scheme::Emprk { tableau } => &tableau.spark,
+            Scheme::Index2 { .. } => {
+                return Err(Error::Unsupported {
+                    what: "LobattoIIIABIndex2 on Hamiltonian or DAE models",
+                })
+            }
+        };
+        step::odae_jacobian::step_with_jacobian::<Sys, N, M, S, U>(
+            tableau,
+            self.sys,
+            self.h,
+            self.options,
+            &self.start,
+        )
+    }
+}
+
 /// The Jacobian of a Lagrangian model's step, as a visitor of the method's scheme.
 struct JacobianStep<'a, Sys, const N: usize, const M: usize, const K: usize, const U: usize> {
     sys: &'a Sys,
@@ -259,6 +339,36 @@ macro_rules! dae_advance {
 
 dae_advance!(hamiltonian::State<N>);
 dae_advance!(dae::State<N, M>);
+
+/// `Linearize` for a state kind of DAE models, through its [`DaePoint`] view.
+macro_rules! dae_linearize {
+    ($state:ty) => {
+        impl<Sys, const N: usize, const M: usize, const U: usize> Linearize<Sys, N, M, 0, U>
+            for $state
+        where
+            Sys: Odae<N, M> + Inputs<N, U>,
+        {
+            fn advance_with_jacobian<Meth: Method>(
+                sys: &Sys,
+                h: f64,
+                options: &Options,
+                state: &Self,
+            ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error> {
+                let start: Point<N, M> = state.point();
+                let (end, stats, jacobian) = Meth::run(DaeJacobianStep::<Sys, N, M, U> {
+                    sys,
+                    h,
+                    options,
+                    start,
+                })?;
+                Ok((Self::from_point(end), stats, jacobian))
+            }
+        }
+    };
+}
+
+dae_linearize!(hamiltonian::State<N>);
+dae_linearize!(dae::State<N, M>);
 
 /// A model `Sys` stepped by the method `Meth` with a fixed step size.
 ///
@@ -504,10 +614,11 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// ([`Integrator::tangent_basis`]) to linearize the motion on the constraint manifold.
     ///
     /// Methods: the SPARK family (`GaussLobatto<S>`, `LobattoIIIAB<S>`, `LobattoIIIABD<S>`,
-    /// the symplectic Euler methods) on holonomic, nonholonomic and mixed models, and `Emprk<S>`
-    /// without nonholonomic constraints (where it is `GaussLobatto<S>`). `Emprk<S>` with
-    /// nonholonomic constraints and `LobattoIIIABIndex2<S>` give [`Error::Unsupported`], as do
-    /// Hamiltonian and DAE models (no implementation yet). On error `state` is unchanged.
+    /// the symplectic Euler methods) on holonomic, nonholonomic and mixed Lagrangian models and
+    /// on Hamiltonian and DAE models (for those the blocks are with respect to `(q, p)`, resp.
+    /// `(y, z)`: `dv_*` is the momentum's row, `*_dv` its column), and `Emprk<S>` where it is a
+    /// SPARK method (no nonholonomic constraints). `Emprk<S>` with nonholonomic constraints and
+    /// `LobattoIIIABIndex2<S>` give [`Error::Unsupported`]. On error `state` is unchanged.
     ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};
@@ -536,33 +647,21 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// assert!((j.dv_du[(0, 0)] - h).abs() < 0.01);
     /// assert!((s.t - h).abs() < 1e-15);
     /// ```
-    pub fn step_with_jacobian<const N: usize, const M: usize, const K: usize, const U: usize>(
+    pub fn step_with_jacobian<
+        St: Linearize<Sys, N, M, K, U>,
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+    >(
         &mut self,
-        state: &mut State<N>,
-    ) -> Result<StepJacobian<N, U>, Error>
-    where
-        Sys: Lagrangian<N, M, K> + Inputs<N, U>,
-    {
+        state: &mut St,
+    ) -> Result<StepJacobian<N, U>, Error> {
         if let Some(name) = self.sys.first_non_finite_parameter() {
             return Err(Error::NonFiniteParameter { name });
         }
-        let (stepped, jacobian) = Meth::run(JacobianStep::<Sys, N, M, K, U> {
-            sys: &self.sys,
-            h: self.h,
-            options: &self.options,
-            state,
-        })?;
-        // When the Jacobian's solve is the step's own (the coupled step of a model with
-        // nonholonomic constraints), its state is the step's; otherwise `step`'s code runs.
-        let (next, stats) = match stepped {
-            Some(done) => done,
-            None => <State<N> as Advance<Sys, M, K>>::advance::<Meth>(
-                &self.sys,
-                self.h,
-                &self.options,
-                state,
-            )?,
-        };
+        let (next, stats, jacobian) =
+            St::advance_with_jacobian::<Meth>(&self.sys, self.h, &self.options, state)?;
         *state = next;
         self.last = stats;
         Ok(jacobian)

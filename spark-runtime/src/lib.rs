@@ -35,7 +35,7 @@ pub mod tableau;
 pub use nalgebra;
 
 pub use error::{Error, Phase};
-pub use integrator::{Advance, Integrator};
+pub use integrator::{Advance, Integrator, Linearize};
 pub use method::{
     Emprk, GaussLobatto, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, Method, Run,
     SymplecticEuler, SymplecticEulerI, SymplecticEulerII,

@@ -25,7 +25,7 @@ zero_default!(NonholonomicJacobian<N, K> { k, kq, kv, hess_vq, hess_vv });
 zero_default!(KinematicsJacobian<N> { v, p, f, v_y, v_z, p_y, p_z, f_y, f_z });
 zero_default!(ReactionJacobian<N, M> { r, r_y, r_l });
 zero_default!(HiddenJacobian<N, M> { w, w_y, w_z });
-zero_default!(InputJacobian<N, U> { p_u, f_u });
+zero_default!(InputJacobian<N, U> { p_u, f_u, v_u });
 
 /// Momentum, force and their derivatives at one point `(t, q, v)`.
 ///
@@ -177,12 +177,16 @@ pub struct HiddenJacobian<const N: usize, const M: usize> {
     pub w_z: SMatrix<f64, M, N>,
 }
 
-/// The derivatives of a Lagrangian model's momentum and force with respect to its `U` inputs at
-/// one point `(t, q, v)`: what the step's Jacobian with respect to the inputs needs.
+/// The derivatives of a model's momentum, force and velocity with respect to its `U` inputs at
+/// one point (`(t, q, v)` of a Lagrangian model, `(t, y, z)` of a Hamiltonian or DAE model): what
+/// the step's Jacobian with respect to the inputs needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InputJacobian<const N: usize, const U: usize> {
-    /// `∂(∂L/∂v)/∂u` (N × U).
+    /// `∂p/∂u` (N × U): `p = ∂L/∂v` or the DAE's `p(t, y, z)`.
     pub p_u: SMatrix<f64, N, U>,
-    /// `∂f/∂u` with `f = ∂L/∂q + Q` (N × U).
+    /// `∂f/∂u` (N × U): `f = ∂L/∂q + Q`, `−H_q + Q` or the DAE's `f + Q`.
     pub f_u: SMatrix<f64, N, U>,
+    /// `∂v/∂u` (N × U) of the DAE's `y' = v(t, y, z)` (`H_p` for a Hamiltonian); zero for a
+    /// Lagrangian model, whose velocities are variables.
+    pub v_u: SMatrix<f64, N, U>,
 }

@@ -24,6 +24,7 @@ pub mod local_model;
 pub mod mixed;
 pub mod multipliers;
 pub mod odae;
+pub(crate) mod odae_jacobian;
 pub(crate) mod project;
 mod stage_matrix;
 pub(crate) mod start;

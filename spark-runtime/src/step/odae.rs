@@ -33,7 +33,7 @@ use crate::step::start::inconsistency;
 use crate::tableau::SparkTableau;
 
 /// Stage unknowns: `Y_1..Y_S`, `Z_1..Z_S`, `μ_0..μ_{S-1}`.
-type StageLayout<const N: usize, const M: usize, const S: usize> =
+pub(crate) type StageLayout<const N: usize, const M: usize, const S: usize> =
     Cat<Cat<Arr<Arr<Scalar, N>, S>, Arr<Arr<Scalar, N>, S>>, Arr<Arr<Scalar, M>, S>>;
 /// End-point unknowns: `z1`, `μ_s̃`.
 type EndLayout<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
@@ -61,6 +61,84 @@ fn scaled(d: f64, scale: f64) -> f64 {
 }
 
 /// Advances `start` by `h` with the SPARK method `tab`; nothing is modified on error.
+/// The exact Newton matrix of the stage equations (row-major, [`StageLayout`]) at the stage
+/// evaluations `kin`, the reactions `rea` at the Lobatto nodes `0..s̃−1` and `g_y` at the nodes
+/// `1..s̃`: rows (3.2a), (3.2b), `g(Ỹ_i)/h`, and `μ_i = guess` for unused multiplier slots.
+pub(crate) fn fill_stage_matrix<const N: usize, const M: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    h: f64,
+    kin: &[KinematicsJacobian<N>; S],
+    rea: &[ReactionJacobian<N, M>; S],
+    gy: &[SMatrix<f64, M, N>; S],
+    jm: &mut [f64],
+) {
+    let st = tab.s_tilde;
+    let k_len = <StageLayout<N, M, S> as Layout>::LEN;
+    let yc = |k: usize, b: usize| k * N + b;
+    let zc = |k: usize, b: usize| S * N + k * N + b;
+    let mc = |j: usize, l: usize| 2 * S * N + j * M + l;
+    let mut set = |row: usize, col: usize, x: f64| jm[row * k_len + col] += x;
+    for i in 0..S {
+        for k in 0..S {
+            // ∂(3.2a)_i/∂(Y_k, Z_k).
+            let mut ay = -kin[k].v_y * (h * tab.a[i][k]);
+            if i == k {
+                ay += SMatrix::<f64, N, N>::identity();
+            }
+            let az = -kin[k].v_z * (h * tab.a[i][k]);
+            // ∂(3.2b)_i/∂(Y_k, Z_k): p at stage i, forces, reactions through Ỹ_j.
+            let mut by = -kin[k].f_y * (h * tab.a_hat[i][k]);
+            let mut bz = -kin[k].f_z * (h * tab.a_hat[i][k]);
+            if i == k {
+                by += kin[i].p_y;
+                bz += kin[i].p_z;
+            }
+            for j in 1..st {
+                let w = h * h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k];
+                by -= rea[j].r_y * kin[k].v_y * w;
+                bz -= rea[j].r_y * kin[k].v_z * w;
+            }
+            for a in 0..N {
+                for b in 0..N {
+                    set(yc(i, a), yc(k, b), ay[(a, b)]);
+                    set(yc(i, a), zc(k, b), az[(a, b)]);
+                    set(zc(i, a), yc(k, b), by[(a, b)]);
+                    set(zc(i, a), zc(k, b), bz[(a, b)]);
+                }
+            }
+            // ∂(g(Ỹ_i)/h)/∂(Y_k, Z_k) = ā_ik g_y v_{y,z}.
+            if i < st {
+                let cy = gy[i] * kin[k].v_y * tab.a_bar[i][k];
+                let cz = gy[i] * kin[k].v_z * tab.a_bar[i][k];
+                for l in 0..M {
+                    for b in 0..N {
+                        set(mc(i, l), yc(k, b), cy[(l, b)]);
+                        set(mc(i, l), zc(k, b), cz[(l, b)]);
+                    }
+                }
+            }
+        }
+        // ∂(3.2b)_i/∂μ_j = −ã_ij r_λ (the h of (3.2b) cancels the 1/h of Λ = μ/h).
+        for j in 0..st {
+            let w = if j == 0 {
+                tab.a_til0[i]
+            } else {
+                tab.a_til[i][j - 1]
+            };
+            for a in 0..N {
+                for l in 0..M {
+                    set(zc(i, a), mc(j, l), -w * rea[j].r_l[(a, l)]);
+                }
+            }
+        }
+        if i >= st {
+            for l in 0..M {
+                set(mc(i, l), mc(i, l), 1.0);
+            }
+        }
+    }
+}
+
 pub(crate) fn step<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usize>(
     tab: &SparkTableau<S>,
     sys: &Sys,
@@ -68,6 +146,35 @@ pub(crate) fn step<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usi
     options: &Options,
     start: &Point<N, M>,
 ) -> Result<(Point<N, M>, StepStats), Error> {
+    solve(tab, sys, h, options, start).map(|(end, stats, _)| (end, stats))
+}
+
+/// The converged unknowns of a step and the model's evaluations there: what the step's
+/// Jacobian (`odae_jacobian.rs`) needs.
+pub(crate) struct Converged<const N: usize, const M: usize, const S: usize> {
+    /// `Y_i`, `Z_i`.
+    pub ys: [SVector<f64, N>; S],
+    pub zs: [SVector<f64, N>; S],
+    /// `v, p, f` and their derivatives at the stages.
+    pub kin: [KinematicsJacobian<N>; S],
+    /// The reactions at the Lobatto nodes `0..s̃−1` (node 0 is the step start).
+    pub rea: [ReactionJacobian<N, M>; S],
+    /// `g_y` at the Lobatto nodes `1..s̃` (slot `i` is node `i + 1`).
+    pub gy: [SMatrix<f64, M, N>; S],
+    /// `z1` and `μ_s̃`.
+    pub z1: SVector<f64, N>,
+    pub mu_end: SVector<f64, M>,
+}
+
+/// The step, with its converged unknowns.
+#[allow(clippy::type_complexity)]
+pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    start: &Point<N, M>,
+) -> Result<(Point<N, M>, StepStats, Converged<N, M, S>), Error> {
     let st = tab.s_tilde;
     let (t0, y0, z0) = (start.t, start.y, start.z);
     let finite = t0.is_finite()
@@ -136,12 +243,12 @@ pub(crate) fn step<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usi
         {
             let r = flat::<StageLayout<N, M, S>, f64>(&mut rhs);
             let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
+            fill_stage_matrix(tab, h, &kin, &rea, &gy, jm);
             let yc = |k: usize, b: usize| k * N + b;
             let zc = |k: usize, b: usize| S * N + k * N + b;
             let mc = |j: usize, l: usize| 2 * S * N + j * M + l;
-            let mut set = |row: usize, col: usize, x: f64| jm[row * k_len + col] += x;
             for i in 0..S {
-                // (3.2a) residual and derivatives.
+                // (3.2a) residual.
                 let mut ra = ys[i] - y0;
                 for j in 0..S {
                     ra -= vs[j] * (h * tab.a[i][j]);
@@ -159,66 +266,9 @@ pub(crate) fn step<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usi
                     r[yc(i, a)] = -ra[a];
                     r[zc(i, a)] = -rb[a];
                 }
-                for k in 0..S {
-                    // ∂(3.2a)_i/∂(Y_k, Z_k).
-                    let mut ay = -kin[k].v_y * (h * tab.a[i][k]);
-                    if i == k {
-                        ay += SMatrix::<f64, N, N>::identity();
-                    }
-                    let az = -kin[k].v_z * (h * tab.a[i][k]);
-                    // ∂(3.2b)_i/∂(Y_k, Z_k): p at stage i, forces, reactions through Ỹ_j.
-                    let mut by = -kin[k].f_y * (h * tab.a_hat[i][k]);
-                    let mut bz = -kin[k].f_z * (h * tab.a_hat[i][k]);
-                    if i == k {
-                        by += kin[i].p_y;
-                        bz += kin[i].p_z;
-                    }
-                    for j in 1..st {
-                        let w = h * h * tab.a_til[i][j - 1] * tab.a_bar[j - 1][k];
-                        by -= rea[j].r_y * kin[k].v_y * w;
-                        bz -= rea[j].r_y * kin[k].v_z * w;
-                    }
-                    for a in 0..N {
-                        for b in 0..N {
-                            set(yc(i, a), yc(k, b), ay[(a, b)]);
-                            set(yc(i, a), zc(k, b), az[(a, b)]);
-                            set(zc(i, a), yc(k, b), by[(a, b)]);
-                            set(zc(i, a), zc(k, b), bz[(a, b)]);
-                        }
-                    }
-                    // ∂(g(Ỹ_i)/h)/∂(Y_k, Z_k) = ā_ik g_y v_{y,z}.
-                    if i < st {
-                        let cy = gy[i] * kin[k].v_y * tab.a_bar[i][k];
-                        let cz = gy[i] * kin[k].v_z * tab.a_bar[i][k];
-                        for l in 0..M {
-                            for b in 0..N {
-                                set(mc(i, l), yc(k, b), cy[(l, b)]);
-                                set(mc(i, l), zc(k, b), cz[(l, b)]);
-                            }
-                        }
-                    }
-                }
-                // ∂(3.2b)_i/∂μ_j = −ã_ij r_λ (the h of (3.2b) cancels the 1/h of Λ = μ/h).
-                for j in 0..st {
-                    let w = if j == 0 {
-                        tab.a_til0[i]
-                    } else {
-                        tab.a_til[i][j - 1]
-                    };
-                    for a in 0..N {
-                        for l in 0..M {
-                            set(zc(i, a), mc(j, l), -w * rea[j].r_l[(a, l)]);
-                        }
-                    }
-                }
                 // Constraint rows; unused multiplier slots get μ = its guess.
                 for l in 0..M {
-                    if i < st {
-                        r[mc(i, l)] = -gvals[i][l] / h;
-                    } else {
-                        r[mc(i, l)] = 0.0;
-                        set(mc(i, l), mc(i, l), 1.0);
-                    }
+                    r[mc(i, l)] = if i < st { -gvals[i][l] / h } else { 0.0 };
                 }
             }
             let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
@@ -329,6 +379,15 @@ pub(crate) fn step<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usi
         StepStats {
             stage_iterations,
             end_iterations: monitor.iterations(),
+        },
+        Converged {
+            ys,
+            zs,
+            kin,
+            rea,
+            gy,
+            z1,
+            mu_end,
         },
     ))
 }
