@@ -133,19 +133,12 @@ where
         options: &Options,
         state: &Self,
     ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error> {
-        let (stepped, jacobian) = Meth::run(JacobianStep::<Sys, N, M, K, U> {
+        Meth::run(JacobianStep::<Sys, N, M, K, U> {
             sys,
             h,
             options,
             state,
-        })?;
-        // When the Jacobian's solve is the step's own (the coupled step of a model with
-        // nonholonomic constraints), its state is the step's; otherwise `step`'s code runs.
-        let (next, stats) = match stepped {
-            Some(done) => done,
-            None => <State<N> as Advance<Sys, M, K>>::advance::<Meth>(sys, h, options, state)?,
-        };
-        Ok((next, stats, jacobian))
+        })
     }
 }
 
@@ -199,8 +192,8 @@ impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Run
 where
     Sys: Lagrangian<N, M, K> + Inputs<N, U>,
 {
-    /// The Jacobian, and the step's result when the Jacobian's solve is the step's own.
-    type Output = Result<(Option<(State<N>, StepStats)>, StepJacobian<N, U>), Error>;
+    /// The step's result and its Jacobian.
+    type Output = Result<(State<N>, StepStats, StepJacobian<N, U>), Error>;
     fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
         let problem = Problem::<Sys, N, M, K>::new(self.sys, self.h, self.options, self.state);
         let tableau = match scheme {
@@ -225,11 +218,11 @@ where
                 })
             }
         };
-        // The coupled step is `step`'s own for SPARK methods with nonholonomic constraints.
-        let own = K > 0 && matches!(scheme, Scheme::Spark { .. });
+        // `step` takes the same path: the two-phase step without nonholonomic constraints
+        // (`Emprk` included), the coupled one with them.
         problem
-            .mixed_with_jacobian::<S, U>(tableau)
-            .map(|(next, jacobian, stats)| (own.then_some((next, stats)), jacobian))
+            .spark_with_jacobian::<S, U>(tableau)
+            .map(|(next, jacobian, stats)| (next, stats, jacobian))
     }
 }
 

@@ -183,7 +183,10 @@ fn exact_correction<
 }
 
 /// The converged stage solve, reduced to what the end point needs.
-struct StageSolution<const N: usize, const M: usize> {
+struct StageSolution<const N: usize, const M: usize, const S: usize> {
+    /// The stage velocities and the scaled multipliers `μ_0..μ_{s̃−1}` (unused slots zero).
+    vs: [SVector<f64, N>; S],
+    mu: [SVector<f64, M>; S],
     /// The last stage velocity: the end point's starting value.
     v_last: SVector<f64, N>,
     /// The end position `q1 = Q̃_s̃`.
@@ -314,15 +317,34 @@ fn predict_motion<
     }
 }
 
+/// The converged unknowns of a two-phase step: `V_1..V_s`, `μ_0..μ_{s̃−1}` (unused slots zero)
+/// and the end point's `μ_s̃`.
+pub(crate) struct HolonomicSolution<const N: usize, const M: usize, const S: usize> {
+    pub vs: [SVector<f64, N>; S],
+    pub mu: [SVector<f64, M>; S],
+    pub mu_end: SVector<f64, M>,
+}
+
 impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     Problem<'_, Sys, N, M, K>
 {
     /// The two-phase step of the SPARK method `tab` (the model's nonholonomic constraints, if any,
     /// are ignored: the step layer sends only `K = 0` models here); nothing is modified on error.
+    #[inline]
     pub fn holonomic<const S: usize>(
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats), Error> {
+        self.holonomic_solution(tab)
+            .map(|(next, stats, _)| (next, stats))
+    }
+
+    /// [`Problem::holonomic`], with the converged unknowns (for the step's Jacobian).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn holonomic_solution<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+    ) -> Result<(State<N>, StepStats, HolonomicSolution<N, M, S>), Error> {
         let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
         let st = tab.s_tilde;
         {
@@ -399,7 +421,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             };
             // Simplified Newton first (iteration matrix assembled and factored once, at the starting
             // iterate); if that iteration fails to converge, full Newton from the same start.
-            let solve_stages = |simplified: bool| -> Result<StageSolution<N, M>, Error> {
+            let solve_stages = |simplified: bool| -> Result<StageSolution<N, M, S>, Error> {
                 let mut vs = [v0; S];
                 let mut mu = [zero_m; S];
                 if let Some(motion) = &guess {
@@ -442,6 +464,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                             known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
                         }
                         return Ok(StageSolution {
+                            vs,
+                            mu,
                             v_last: vs[S - 1],
                             q1: qls[st - 1],
                             gq1: cons[st - 1].1,
@@ -521,67 +545,70 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
             // eliminating the velocity block (once per solve when simplified). A mass matrix equal
             // to the step start's is not factored again.
-            let solve_end = |simplified: bool| -> Result<(SVector<f64, N>, u32), Error> {
-                let mut v1 = stages.v_last;
-                let mut mu_end = zero_m;
-                let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
-                let mut matrix: Option<EndMatrix<N, M>> = None;
-                let mut own_mass: Option<Factored<N>> = None;
-                loop {
-                    let w = sys.velocity_constraint(t1, q1, &v1);
-                    let p = if matrix.is_none() || !simplified {
-                        // A constant mass matrix (declared by the model, or found equal to the step
-                        // start's) is not evaluated or factored again.
-                        let p = if approx.is_some() && Sys::CONSTANT_MASS {
-                            own_mass = None;
-                            sys.momentum_force(t1, q1, &v1).0
-                        } else {
-                            let d = sys.mass_force(t1, q1, &v1);
-                            let same = approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
-                            own_mass = if same {
-                                None
+            let solve_end =
+                |simplified: bool| -> Result<((SVector<f64, N>, SVector<f64, M>), u32), Error> {
+                    let mut v1 = stages.v_last;
+                    let mut mu_end = zero_m;
+                    let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
+                    let mut matrix: Option<EndMatrix<N, M>> = None;
+                    let mut own_mass: Option<Factored<N>> = None;
+                    loop {
+                        let w = sys.velocity_constraint(t1, q1, &v1);
+                        let p = if matrix.is_none() || !simplified {
+                            // A constant mass matrix (declared by the model, or found equal to the step
+                            // start's) is not evaluated or factored again.
+                            let p = if approx.is_some() && Sys::CONSTANT_MASS {
+                                own_mass = None;
+                                sys.momentum_force(t1, q1, &v1).0
                             } else {
-                                Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
+                                let d = sys.mass_force(t1, q1, &v1);
+                                let same =
+                                    approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
+                                own_mass = if same {
+                                    None
+                                } else {
+                                    Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
+                                };
+                                d.p
                             };
-                            d.p
+                            let mass =
+                                end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
+                            matrix = Some(
+                                EndMatrix::new(mass, weight, gq1, &w.gq)
+                                    .map_err(|_| monitor.singular())?,
+                            );
+                            p
+                        } else {
+                            sys.momentum_force(t1, q1, &v1).0
                         };
-                        let mass =
-                            end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
-                        matrix = Some(
-                            EndMatrix::new(mass, weight, gq1, &w.gq)
-                                .map_err(|_| monitor.singular())?,
-                        );
-                        p
-                    } else {
-                        sys.momentum_force(t1, q1, &v1).0
-                    };
-                    let rho = p + known + gq1.tr_mul(&mu_end) * weight;
-                    let mut dv = -rho;
-                    let mut dmu = -w.w;
-                    if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
-                        m.solve(mass, &mut dv, &mut dmu);
+                        let rho = p + known + gq1.tr_mul(&mu_end) * weight;
+                        let mut dv = -rho;
+                        let mut dmu = -w.w;
+                        if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
+                            m.solve(mass, &mut dv, &mut dmu);
+                        }
+                        v1 += dv;
+                        mu_end += dmu;
+                        let delta = max_abs(&dv);
+                        if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
+                            // Linear equations and the exact matrix: this one step solves them.
+                            return Ok(((v1, mu_end), 1));
+                        }
+                        let vscale = max_abs(&v1).max(max_abs(&v0));
+                        if vscale == 0.0 {
+                            return Ok(((v1, mu_end), monitor.iterations()));
+                        }
+                        let unit = tolerance(simplified) * vscale;
+                        let noise = 64.0 * f64::EPSILON * vscale;
+                        if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                            return Ok(((v1, mu_end), monitor.iterations()));
+                        } else if simplified && monitor.is_slow() {
+                            return Err(slow(Phase::EndPoint, monitor.iterations()));
+                        }
                     }
-                    v1 += dv;
-                    mu_end += dmu;
-                    let delta = max_abs(&dv);
-                    if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
-                        // Linear equations and the exact matrix: this one step solves them.
-                        return Ok((v1, 1));
-                    }
-                    let vscale = max_abs(&v1).max(max_abs(&v0));
-                    if vscale == 0.0 {
-                        return Ok((v1, monitor.iterations()));
-                    }
-                    let unit = tolerance(simplified) * vscale;
-                    let noise = 64.0 * f64::EPSILON * vscale;
-                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                        return Ok((v1, monitor.iterations()));
-                    } else if simplified && monitor.is_slow() {
-                        return Err(slow(Phase::EndPoint, monitor.iterations()));
-                    }
-                }
-            };
-            let ((v1, iterations), fallback_iterations) = with_fallback(options, solve_end)?;
+                };
+            let (((v1, mu_end), iterations), fallback_iterations) =
+                with_fallback(options, solve_end)?;
             let end_iterations = iterations + fallback_iterations;
             let next = State {
                 t: t1,
@@ -594,6 +621,11 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 StepStats {
                     stage_iterations,
                     end_iterations,
+                },
+                HolonomicSolution {
+                    vs: stages.vs,
+                    mu: stages.mu,
+                    mu_end,
                 },
             ))
         }

@@ -31,6 +31,7 @@ use crate::model::{Inputs, Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{MomentumWeights, StageEvaluations};
 use crate::step::mixed::{system_len, MixedLayout, MixedPoint, Offsets};
+use crate::step::start::StepStart;
 use crate::step::Problem;
 use crate::tableau::SparkTableau;
 
@@ -71,38 +72,82 @@ impl<Sys, const N: usize, const M: usize, const K: usize> Problem<'_, Sys, N, M,
 where
     Sys: Lagrangian<N, M, K>,
 {
-    /// One step of the SPARK method `tab` solved as one coupled system, with the Jacobian of
-    /// the step map. The state is the solution of the same equations as [`Problem::holonomic`]
-    /// (`K = 0`) or [`Problem::mixed`] (`K > 0`), to Newton's tolerance.
-    pub fn mixed_with_jacobian<const S: usize, const U: usize>(
+    /// One step of the SPARK method `tab` with the Jacobian of the step map: the step is
+    /// `step`'s own (the two-phase [`Problem::holonomic`] for `K = 0`, the coupled
+    /// [`Problem::mixed`] for `K > 0`), and the Jacobian comes from its converged unknowns.
+    pub fn spark_with_jacobian<const S: usize, const U: usize>(
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepJacobian<N, U>, StepStats), Error>
     where
         Sys: Inputs<N, U>,
     {
+        type L<const N: usize, const M: usize, const K: usize, const S: usize> =
+            MixedLayout<N, M, K, S>;
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        if K == 0 {
+            let (next, stats, sol) = self.holonomic_solution(tab)?;
+            // The coupled system's unknowns from the two phases' (the same equations).
+            let mut xbuf = <L<N, M, K, S> as Layout>::fill(0.0);
+            let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+            for i in 0..S {
+                x[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N]
+                    .copy_from_slice(sol.vs[i].as_slice());
+                if i < tab.s_tilde {
+                    x[O::<N, M, K, S>::mu(i)..O::<N, M, K, S>::mu(i) + M]
+                        .copy_from_slice(sol.mu[i].as_slice());
+                }
+            }
+            x[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(next.v.as_slice());
+            let end = O::<N, M, K, S>::mu(tab.s_tilde);
+            x[end..end + M].copy_from_slice(sol.mu_end.as_slice());
+            let start = StepStart::at(self.sys, self.state);
+            let jacobian = self.jacobian_at(tab, &start, x)?;
+            Ok((next, jacobian, stats))
+        } else {
+            let (start, mut xbuf, iterations) = self.solve_mixed(tab)?;
+            let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+            let next = self.mixed_state(tab, x)?;
+            let jacobian = self.jacobian_at(tab, &start, x)?;
+            let stats = StepStats {
+                stage_iterations: iterations,
+                end_iterations: 0,
+            };
+            Ok((next, jacobian, stats))
+        }
+    }
+
+    /// The Jacobian of the step map at the converged unknowns `x` of the coupled system.
+    fn jacobian_at<const S: usize, const U: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        x: &[f64],
+    ) -> Result<StepJacobian<N, U>, Error>
+    where
+        Sys: Inputs<N, U>,
+    {
         let (sys, h, state) = (self.sys, self.h, self.state);
-        let (start, mut xbuf, iterations) = self.solve_mixed(tab)?;
         type L<const N: usize, const M: usize, const K: usize, const S: usize> =
             MixedLayout<N, M, K, S>;
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
         let len = system_len::<N, M, K, S>();
-        let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
 
         // F_x at the solution, factored.
         let mut jbuf = zero_square::<L<N, M, K, S>>();
         let jm = flat_square::<L<N, M, K, S>>(&mut jbuf);
         let mut rbuf = <L<N, M, K, S> as Layout>::fill(0.0);
         let r = flat::<L<N, M, K, S>, f64>(&mut rbuf);
-        self.assemble_mixed(tab, &start, x, r, Some(&mut *jm));
+        self.assemble_mixed(tab, start, x, r, Some(&mut *jm));
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
         lu::factor(jm, perm, len).map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,
         })?;
 
-        let pt: MixedPoint<N, M, K, S> = self.mixed_point(tab, &start, x);
+        let pt: MixedPoint<N, M, K, S> = self.mixed_point(tab, start, x);
         let (t0, q0, v0) = (state.t, state.q, state.v);
         let d0 = sys.dynamics_jacobian(t0, &q0, &v0);
         let c0 = sys.constraint_jacobian(t0, &q0, &pt.mu0);
@@ -237,7 +282,6 @@ where
                 out.dv_du.set_column(c - 2 * N, &dv1);
             }
         }
-        let next = self.mixed_state(tab, x)?;
         let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
         if !(finite(out.dq_dq.as_slice())
             && finite(out.dq_dv.as_slice())
@@ -248,13 +292,6 @@ where
         {
             return Err(Error::NonFiniteState);
         }
-        Ok((
-            next,
-            out,
-            StepStats {
-                stage_iterations: iterations,
-                end_iterations: 0,
-            },
-        ))
+        Ok(out)
     }
 }
