@@ -10,12 +10,10 @@
 //!
 //! `cargo run --release --example cartpole`
 
-use plotters::style::{BLUE, GREEN, RED};
-
 include!("models/plot.rs");
 include!("models/cartpole.rs");
 
-use cartpole::{closed_loop, costs, linearized, lqr, minimal, zoh, CartPole, TC};
+use cartpole::{closed_loop, costs, linearized, lqr, minimal, report, zoh, CartPole, TC};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p = CartPole::default();
@@ -29,45 +27,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let theta0 = 0.25;
     let run = closed_loop(p, theta0, 6.0, |sys, s| -(k * minimal(sys, s))[0])?;
-    println!(
-        "{:>6} {:>12} {:>12} {:>12} {:>10}",
-        "t", "lean θ", "cart xc", "force u", "residual"
-    );
-    for s in run.iter().step_by(25) {
-        println!(
-            "{:>6.2} {:>12.6} {:>12.6} {:>12.6} {:>10.1e}",
-            s.t, s.theta, s.xc, s.u, s.residual
-        );
-    }
-    let angle: Vec<(f64, f64)> = run.iter().map(|s| (s.t, s.theta)).collect();
-    let cart: Vec<(f64, f64)> = run.iter().map(|s| (s.t, s.xc)).collect();
-    let force: Vec<(f64, f64)> = run.iter().map(|s| (s.t, s.u / 10.0)).collect();
-    std::fs::create_dir_all("examples/out")?;
-    plot::lines(
-        "examples/out/cartpole.svg",
+    report(
+        &run,
         "cart-pole, sampled LQR (Tc = 20 ms), from a 0.25 rad lean",
-        ("t", plot::Axis::Linear),
-        (
-            "lean θ (rad), cart xc (m), force u / 10 (N)",
-            plot::Axis::Linear,
-        ),
-        &[
-            ("lean θ", &angle, RED),
-            ("cart xc", &cart, BLUE),
-            ("force u / 10", &force, GREEN),
-        ],
+        "examples/out/cartpole.svg",
     )?;
-    println!("wrote examples/out/cartpole.svg");
-    let last = run.last().ok_or("no samples")?;
-    let worst = run.iter().fold(0.0f64, |m, s| m.max(s.residual));
-    println!(
-        "after {:.2} s: lean {:.2e} rad, cart {:.2e} m; largest constraint residual {worst:.1e}",
-        last.t + TC,
-        last.theta,
-        last.xc
-    );
-    if last.theta.abs() > 1e-3 || last.xc.abs() > 1e-2 || worst > 1e-12 {
-        return Err("the cart-pole was not stabilized upright on its constraint".into());
-    }
     Ok(())
 }

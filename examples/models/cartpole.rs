@@ -160,4 +160,49 @@ mod cartpole {
         }
         Ok(out)
     }
+
+    /// Prints the closed loop every 0.5 s, plots lean, cart position and force to `path`, and
+    /// checks the end: the pole upright (|θ| < 1e-3 rad), the cart within 1 cm of the origin, every
+    /// constraint residual below 1e-12.
+    pub fn report(run: &[Sample], title: &str, path: &str) -> Result<(), Box<dyn std::error::Error>> {
+        use plotters::style::{BLUE, GREEN, RED};
+        println!(
+            "{:>6} {:>12} {:>12} {:>12} {:>10}",
+            "t", "lean θ", "cart xc", "force u", "residual"
+        );
+        for s in run.iter().step_by(25) {
+            println!(
+                "{:>6.2} {:>12.6} {:>12.6} {:>12.6} {:>10.1e}",
+                s.t, s.theta, s.xc, s.u, s.residual
+            );
+        }
+        let angle: Vec<(f64, f64)> = run.iter().map(|s| (s.t, s.theta)).collect();
+        let cart: Vec<(f64, f64)> = run.iter().map(|s| (s.t, s.xc)).collect();
+        let force: Vec<(f64, f64)> = run.iter().map(|s| (s.t, s.u / 10.0)).collect();
+        std::fs::create_dir_all("examples/out")?;
+        super::plot::lines(
+            path,
+            title,
+            ("t", super::plot::Axis::Linear),
+            ("lean θ (rad), cart xc (m), force u / 10 (N)", super::plot::Axis::Linear),
+            &[
+                ("lean θ", &angle, RED),
+                ("cart xc", &cart, BLUE),
+                ("force u / 10", &force, GREEN),
+            ],
+        )?;
+        println!("wrote {path}");
+        let last = run.last().ok_or("no samples")?;
+        let worst = run.iter().fold(0.0f64, |m, s| m.max(s.residual));
+        println!(
+            "after {:.2} s: lean {:.2e} rad, cart {:.2e} m; largest constraint residual {worst:.1e}",
+            last.t + TC,
+            last.theta,
+            last.xc
+        );
+        if last.theta.abs() > 1e-3 || last.xc.abs() > 1e-2 || worst > 1e-12 {
+            return Err("the cart-pole was not stabilized upright on its constraint".into());
+        }
+        Ok(())
+    }
 }

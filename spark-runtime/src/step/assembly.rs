@@ -45,6 +45,26 @@ pub(crate) struct MomentumWeights<'a, const S: usize> {
 }
 
 impl<'a, const S: usize> MomentumWeights<'a, S> {
+    /// The row of stage `i` of a SPARK method: `(â_i, ã^n_i, ã_i0, ã_i)`.
+    pub(crate) fn spark_stage(tab: &'a crate::tableau::SparkTableau<S>, i: usize) -> Self {
+        Self {
+            force: &tab.a_hat[i],
+            nonholonomic: &tab.a_nh[i],
+            start: tab.a_til0[i],
+            lobatto: &tab.a_til[i],
+        }
+    }
+
+    /// The end-point row of a SPARK method: `(b, b̃^n, b̃_0, b̃)`.
+    pub(crate) fn spark_end(tab: &'a crate::tableau::SparkTableau<S>) -> Self {
+        Self {
+            force: &tab.b,
+            nonholonomic: &tab.b_nh,
+            start: tab.b_lob0,
+            lobatto: &tab.b_lob,
+        }
+    }
+
     /// Forces and nonholonomic reactions weighted by the same `row`, no holonomic reactions
     /// (`zero` is the zero row).
     pub(crate) fn shared(row: &'a [f64; S], zero: &'a [f64; S]) -> Self {

@@ -55,6 +55,20 @@ pub struct StepJacobian<const N: usize, const U: usize> {
 }
 
 impl<const N: usize, const U: usize> StepJacobian<N, U> {
+    /// Whether every entry of every block is finite.
+    pub fn is_finite(&self) -> bool {
+        [
+            self.dq_dq.as_slice(),
+            self.dq_dv.as_slice(),
+            self.dv_dq.as_slice(),
+            self.dv_dv.as_slice(),
+            self.dq_du.as_slice(),
+            self.dv_du.as_slice(),
+        ]
+        .iter()
+        .all(|m| m.iter().all(|x| x.is_finite()))
+    }
+
     /// `J ξ` for a state direction `ξ = (δq, δv)` (inputs fixed).
     pub fn apply(
         &self,
@@ -178,18 +192,8 @@ where
             dq_du: SMatrix::zeros(),
             dv_du: SMatrix::zeros(),
         };
-        let stage_weights = |i: usize| MomentumWeights {
-            force: &tab.a_hat[i],
-            nonholonomic: &tab.a_nh[i],
-            start: tab.a_til0[i],
-            lobatto: &tab.a_til[i],
-        };
-        let end_weights = MomentumWeights {
-            force: &tab.b,
-            nonholonomic: &tab.b_nh,
-            start: tab.b_lob0,
-            lobatto: &tab.b_lob,
-        };
+        let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
+        let end_weights = MomentumWeights::spark_end(tab);
         // ∂/∂q0 of every row, as N × N blocks (rows of a block: the row's components).
         let momentum_dq = |own_lvq: &SMatrix<f64, N, N>, w: &MomentumWeights<'_, S>| {
             own_lvq - d0.lvq + c0.hess_mu * w.start + ev.momentum_start_coupling(w)
@@ -282,14 +286,7 @@ where
                 out.dv_du.set_column(c - 2 * N, &dv1);
             }
         }
-        let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-        if !(finite(out.dq_dq.as_slice())
-            && finite(out.dq_dv.as_slice())
-            && finite(out.dv_dq.as_slice())
-            && finite(out.dv_dv.as_slice())
-            && finite(out.dq_du.as_slice())
-            && finite(out.dv_du.as_slice()))
-        {
+        if !out.is_finite() {
             return Err(Error::NonFiniteState);
         }
         Ok(out)

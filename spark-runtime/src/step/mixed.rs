@@ -225,18 +225,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             cons: &cons,
             mus: &mus,
         };
-        let stage_weights = |i: usize| MomentumWeights {
-            force: &tab.a_hat[i],
-            nonholonomic: &tab.a_nh[i],
-            start: tab.a_til0[i],
-            lobatto: &tab.a_til[i],
-        };
-        let end_weights = MomentumWeights {
-            force: &tab.b,
-            nonholonomic: &tab.b_nh,
-            start: tab.b_lob0,
-            lobatto: &tab.b_lob,
-        };
+        let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
+        let end_weights = MomentumWeights::spark_end(tab);
         for i in 0..S {
             let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
             r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());

@@ -185,17 +185,7 @@ where
             out.dv_du.set_column(dir - 2 * N, &dv);
         }
     }
-    let finite = [
-        out.dq_dq.as_slice(),
-        out.dq_dv.as_slice(),
-        out.dv_dq.as_slice(),
-        out.dv_dv.as_slice(),
-        out.dq_du.as_slice(),
-        out.dv_du.as_slice(),
-    ]
-    .iter()
-    .all(|m| m.iter().all(|x| x.is_finite()));
-    if !finite {
+    if !out.is_finite() {
         return Err(Error::NonFiniteState);
     }
     Ok((end, stats, out))
