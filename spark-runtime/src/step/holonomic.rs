@@ -183,10 +183,9 @@ fn exact_correction<
 }
 
 /// The converged stage solve, reduced to what the end point needs.
-struct StageSolution<const N: usize, const M: usize, const S: usize> {
-    /// The stage velocities and the scaled multipliers `μ_0..μ_{s̃−1}` (unused slots zero).
-    vs: [SVector<f64, N>; S],
-    mu: [SVector<f64, M>; S],
+struct StageSolution<const N: usize, const M: usize, X> {
+    /// What the caller keeps of the stages (see [`Keep`]).
+    kept: X,
     /// The last stage velocity: the end point's starting value.
     v_last: SVector<f64, N>,
     /// The end position `q1 = Q̃_s̃`.
@@ -317,12 +316,40 @@ fn predict_motion<
     }
 }
 
-/// The converged unknowns of a two-phase step: `V_1..V_s`, `μ_0..μ_{s̃−1}` (unused slots zero)
-/// and the end point's `μ_s̃`.
-pub(crate) struct HolonomicSolution<const N: usize, const M: usize, const S: usize> {
-    pub vs: [SVector<f64, N>; S],
-    pub mu: [SVector<f64, M>; S],
-    pub mu_end: SVector<f64, M>,
+/// What a two-phase step keeps of its converged unknowns: nothing for `step` ([`Discard`], so
+/// that the hot path carries no extra data), `V_1..V_s`, `μ_0..μ_{s̃−1}` (unused slots zero) and
+/// the end point's `μ_s̃` for the step's Jacobian ([`Retain`]).
+pub(crate) trait Keep<const N: usize, const M: usize, const S: usize> {
+    type Stages;
+    type End;
+    fn stages(vs: &[SVector<f64, N>; S], mu: &[SVector<f64, M>; S]) -> Self::Stages;
+    fn end(mu_end: &SVector<f64, M>) -> Self::End;
+}
+
+/// Keep nothing.
+pub(crate) struct Discard;
+
+impl<const N: usize, const M: usize, const S: usize> Keep<N, M, S> for Discard {
+    type Stages = ();
+    type End = ();
+    #[inline(always)]
+    fn stages(_: &[SVector<f64, N>; S], _: &[SVector<f64, M>; S]) {}
+    #[inline(always)]
+    fn end(_: &SVector<f64, M>) {}
+}
+
+/// Keep the stage velocities and every multiplier.
+pub(crate) struct Retain;
+
+impl<const N: usize, const M: usize, const S: usize> Keep<N, M, S> for Retain {
+    type Stages = ([SVector<f64, N>; S], [SVector<f64, M>; S]);
+    type End = SVector<f64, M>;
+    fn stages(vs: &[SVector<f64, N>; S], mu: &[SVector<f64, M>; S]) -> Self::Stages {
+        (*vs, *mu)
+    }
+    fn end(mu_end: &SVector<f64, M>) -> Self::End {
+        *mu_end
+    }
 }
 
 impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
@@ -335,16 +362,16 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats), Error> {
-        self.holonomic_solution(tab)
-            .map(|(next, stats, _)| (next, stats))
+        self.holonomic_solution::<S, Discard>(tab)
+            .map(|(next, stats, (), ())| (next, stats))
     }
 
     /// [`Problem::holonomic`], with the converged unknowns (for the step's Jacobian).
     #[allow(clippy::type_complexity)]
-    pub(crate) fn holonomic_solution<const S: usize>(
+    pub(crate) fn holonomic_solution<const S: usize, Kp: Keep<N, M, S>>(
         &self,
         tab: &SparkTableau<S>,
-    ) -> Result<(State<N>, StepStats, HolonomicSolution<N, M, S>), Error> {
+    ) -> Result<(State<N>, StepStats, Kp::Stages, Kp::End), Error> {
         let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
         let st = tab.s_tilde;
         {
@@ -421,120 +448,120 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             };
             // Simplified Newton first (iteration matrix assembled and factored once, at the starting
             // iterate); if that iteration fails to converge, full Newton from the same start.
-            let solve_stages = |simplified: bool| -> Result<StageSolution<N, M, S>, Error> {
-                let mut vs = [v0; S];
-                let mut mu = [zero_m; S];
-                if let Some(motion) = &guess {
-                    for i in 0..S {
-                        vs[i] += motion.velocity_change(h, tab.c[i]);
-                        if i < st {
-                            let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
-                            mu[i] = motion.impulse(h, c);
+            let solve_stages =
+                |simplified: bool| -> Result<StageSolution<N, M, Kp::Stages>, Error> {
+                    let mut vs = [v0; S];
+                    let mut mu = [zero_m; S];
+                    if let Some(motion) = &guess {
+                        for i in 0..S {
+                            vs[i] += motion.velocity_change(h, tab.c[i]);
+                            if i < st {
+                                let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
+                                mu[i] = motion.impulse(h, c);
+                            }
                         }
                     }
-                }
-                let mut cons = [(zero_m, SMatrix::<f64, M, N>::zeros()); S];
-                let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-                let mut converged = false;
-                let approx = if simplified {
-                    match &approx {
-                        Some(a) => Some(a),
-                        None => return Err(slow(Phase::Stages, 0)),
-                    }
-                } else {
-                    None
-                };
-                loop {
-                    let qs: [SVector<f64, N>; S] =
-                        core::array::from_fn(|i| positions(&vs, &h_a, i));
-                    let qls: [SVector<f64, N>; S] =
-                        core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
-                    for i in 0..st {
-                        cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
-                    }
-                    if converged {
-                        // What the end point needs: forces at the converged stages, the reactions
-                        // of the stage multipliers, G at q1.
-                        let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
-                        for j in 0..S {
-                            known -=
-                                sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
+                    let mut cons = [(zero_m, SMatrix::<f64, M, N>::zeros()); S];
+                    let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+                    let mut converged = false;
+                    let approx = if simplified {
+                        match &approx {
+                            Some(a) => Some(a),
+                            None => return Err(slow(Phase::Stages, 0)),
                         }
-                        for j in 1..st {
-                            known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
-                        }
-                        return Ok(StageSolution {
-                            vs,
-                            mu,
-                            v_last: vs[S - 1],
-                            q1: qls[st - 1],
-                            gq1: cons[st - 1].1,
-                            known,
-                            iterations: monitor.iterations(),
-                        });
-                    }
-                    let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
-                        core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
-
-                    // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
-                    // multiplier slots (s̃ < S) get the trivial equation μ = 0.
-                    let mut rv = [SVector::<f64, N>::zeros(); S];
-                    let mut rmu = [zero_m; S];
-                    // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
-                    let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
-                        if j == 0 {
-                            gq0.tr_mul(&mu[0])
-                        } else if j < st {
-                            cons[j - 1].1.tr_mul(&mu[j])
-                        } else {
-                            SVector::zeros()
-                        }
-                    });
-                    for i in 0..S {
-                        let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
-                        for j in 0..S {
-                            rho -= pf[j].1 * h_a_hat[i][j];
-                        }
-                        for j in 1..st {
-                            rho += reactions[j] * tab.a_til[i][j - 1];
-                        }
-                        rv[i] = -rho;
-                        rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
-                    }
-                    if let Some(approx) = approx {
-                        approx.solve(tab, &mut rv, &mut rmu);
                     } else {
-                        let stages = StageIterate {
-                            times: &times,
-                            lobatto_times: &lobatto_times,
-                            qs: &qs,
-                            qls: &qls,
-                            vs: &vs,
-                            mu: &mu,
-                        };
-                        exact_correction(tab, sys, h, &stages, gq0, &mut rv, &mut rmu)
-                            .map_err(|_| monitor.singular())?;
+                        None
+                    };
+                    loop {
+                        let qs: [SVector<f64, N>; S] =
+                            core::array::from_fn(|i| positions(&vs, &h_a, i));
+                        let qls: [SVector<f64, N>; S] =
+                            core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
+                        for i in 0..st {
+                            cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
+                        }
+                        if converged {
+                            // What the end point needs: forces at the converged stages, the reactions
+                            // of the stage multipliers, G at q1.
+                            let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
+                            for j in 0..S {
+                                known -=
+                                    sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
+                            }
+                            for j in 1..st {
+                                known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
+                            }
+                            return Ok(StageSolution {
+                                kept: Kp::stages(&vs, &mu),
+                                v_last: vs[S - 1],
+                                q1: qls[st - 1],
+                                gq1: cons[st - 1].1,
+                                known,
+                                iterations: monitor.iterations(),
+                            });
+                        }
+                        let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
+                            core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
+
+                        // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
+                        // multiplier slots (s̃ < S) get the trivial equation μ = 0.
+                        let mut rv = [SVector::<f64, N>::zeros(); S];
+                        let mut rmu = [zero_m; S];
+                        // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
+                        let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
+                            if j == 0 {
+                                gq0.tr_mul(&mu[0])
+                            } else if j < st {
+                                cons[j - 1].1.tr_mul(&mu[j])
+                            } else {
+                                SVector::zeros()
+                            }
+                        });
+                        for i in 0..S {
+                            let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
+                            for j in 0..S {
+                                rho -= pf[j].1 * h_a_hat[i][j];
+                            }
+                            for j in 1..st {
+                                rho += reactions[j] * tab.a_til[i][j - 1];
+                            }
+                            rv[i] = -rho;
+                            rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
+                        }
+                        if let Some(approx) = approx {
+                            approx.solve(tab, &mut rv, &mut rmu);
+                        } else {
+                            let stages = StageIterate {
+                                times: &times,
+                                lobatto_times: &lobatto_times,
+                                qs: &qs,
+                                qls: &qls,
+                                vs: &vs,
+                                mu: &mu,
+                            };
+                            exact_correction(tab, sys, h, &stages, gq0, &mut rv, &mut rmu)
+                                .map_err(|_| monitor.singular())?;
+                        }
+                        let mut delta = 0.0f64;
+                        for i in 0..S {
+                            vs[i] += rv[i];
+                            delta = delta.max(max_abs(&rv[i]));
+                            mu[i] += rmu[i];
+                        }
+                        let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
+                        if vscale == 0.0 {
+                            converged = true;
+                            continue;
+                        }
+                        let unit = tolerance(simplified) * vscale;
+                        let noise = 64.0 * f64::EPSILON * (vscale + position_noise);
+                        if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                            converged = true;
+                        } else if simplified && monitor.is_slow() {
+                            return Err(slow(Phase::Stages, monitor.iterations()));
+                        }
                     }
-                    let mut delta = 0.0f64;
-                    for i in 0..S {
-                        vs[i] += rv[i];
-                        delta = delta.max(max_abs(&rv[i]));
-                        mu[i] += rmu[i];
-                    }
-                    let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
-                    if vscale == 0.0 {
-                        converged = true;
-                        continue;
-                    }
-                    let unit = tolerance(simplified) * vscale;
-                    let noise = 64.0 * f64::EPSILON * (vscale + position_noise);
-                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                        converged = true;
-                    } else if simplified && monitor.is_slow() {
-                        return Err(slow(Phase::Stages, monitor.iterations()));
-                    }
-                }
-            };
+                };
             let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
             let stage_iterations = stages.iterations + fallback_iterations;
 
@@ -545,68 +572,66 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
             // eliminating the velocity block (once per solve when simplified). A mass matrix equal
             // to the step start's is not factored again.
-            let solve_end =
-                |simplified: bool| -> Result<((SVector<f64, N>, SVector<f64, M>), u32), Error> {
-                    let mut v1 = stages.v_last;
-                    let mut mu_end = zero_m;
-                    let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
-                    let mut matrix: Option<EndMatrix<N, M>> = None;
-                    let mut own_mass: Option<Factored<N>> = None;
-                    loop {
-                        let w = sys.velocity_constraint(t1, q1, &v1);
-                        let p = if matrix.is_none() || !simplified {
-                            // A constant mass matrix (declared by the model, or found equal to the step
-                            // start's) is not evaluated or factored again.
-                            let p = if approx.is_some() && Sys::CONSTANT_MASS {
-                                own_mass = None;
-                                sys.momentum_force(t1, q1, &v1).0
-                            } else {
-                                let d = sys.mass_force(t1, q1, &v1);
-                                let same =
-                                    approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
-                                own_mass = if same {
-                                    None
-                                } else {
-                                    Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
-                                };
-                                d.p
-                            };
-                            let mass =
-                                end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
-                            matrix = Some(
-                                EndMatrix::new(mass, weight, gq1, &w.gq)
-                                    .map_err(|_| monitor.singular())?,
-                            );
-                            p
-                        } else {
+            let solve_end = |simplified: bool| -> Result<((SVector<f64, N>, Kp::End), u32), Error> {
+                let mut v1 = stages.v_last;
+                let mut mu_end = zero_m;
+                let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
+                let mut matrix: Option<EndMatrix<N, M>> = None;
+                let mut own_mass: Option<Factored<N>> = None;
+                loop {
+                    let w = sys.velocity_constraint(t1, q1, &v1);
+                    let p = if matrix.is_none() || !simplified {
+                        // A constant mass matrix (declared by the model, or found equal to the step
+                        // start's) is not evaluated or factored again.
+                        let p = if approx.is_some() && Sys::CONSTANT_MASS {
+                            own_mass = None;
                             sys.momentum_force(t1, q1, &v1).0
+                        } else {
+                            let d = sys.mass_force(t1, q1, &v1);
+                            let same = approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
+                            own_mass = if same {
+                                None
+                            } else {
+                                Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
+                            };
+                            d.p
                         };
-                        let rho = p + known + gq1.tr_mul(&mu_end) * weight;
-                        let mut dv = -rho;
-                        let mut dmu = -w.w;
-                        if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
-                            m.solve(mass, &mut dv, &mut dmu);
-                        }
-                        v1 += dv;
-                        mu_end += dmu;
-                        let delta = max_abs(&dv);
-                        if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
-                            // Linear equations and the exact matrix: this one step solves them.
-                            return Ok(((v1, mu_end), 1));
-                        }
-                        let vscale = max_abs(&v1).max(max_abs(&v0));
-                        if vscale == 0.0 {
-                            return Ok(((v1, mu_end), monitor.iterations()));
-                        }
-                        let unit = tolerance(simplified) * vscale;
-                        let noise = 64.0 * f64::EPSILON * vscale;
-                        if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                            return Ok(((v1, mu_end), monitor.iterations()));
-                        } else if simplified && monitor.is_slow() {
-                            return Err(slow(Phase::EndPoint, monitor.iterations()));
-                        }
+                        let mass =
+                            end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
+                        matrix = Some(
+                            EndMatrix::new(mass, weight, gq1, &w.gq)
+                                .map_err(|_| monitor.singular())?,
+                        );
+                        p
+                    } else {
+                        sys.momentum_force(t1, q1, &v1).0
+                    };
+                    let rho = p + known + gq1.tr_mul(&mu_end) * weight;
+                    let mut dv = -rho;
+                    let mut dmu = -w.w;
+                    if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
+                        m.solve(mass, &mut dv, &mut dmu);
                     }
-                };
+                    v1 += dv;
+                    mu_end += dmu;
+                    let delta = max_abs(&dv);
+                    if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
+                        // Linear equations and the exact matrix: this one step solves them.
+                        return Ok(((v1, Kp::end(&mu_end)), 1));
+                    }
+                    let vscale = max_abs(&v1).max(max_abs(&v0));
+                    if vscale == 0.0 {
+                        return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
+                    }
+                    let unit = tolerance(simplified) * vscale;
+                    let noise = 64.0 * f64::EPSILON * vscale;
+                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                        return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
+                    } else if simplified && monitor.is_slow() {
+                        return Err(slow(Phase::EndPoint, monitor.iterations()));
+                    }
+                }
+            };
             let (((v1, mu_end), iterations), fallback_iterations) =
                 with_fallback(options, solve_end)?;
             let end_iterations = iterations + fallback_iterations;
@@ -622,11 +647,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                     stage_iterations,
                     end_iterations,
                 },
-                HolonomicSolution {
-                    vs: stages.vs,
-                    mu: stages.mu,
-                    mu_end,
-                },
+                stages.kept,
+                mu_end,
             ))
         }
     }

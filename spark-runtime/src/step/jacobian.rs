@@ -30,6 +30,7 @@ use crate::model::blocks::InputJacobian;
 use crate::model::{Inputs, Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{MomentumWeights, StageEvaluations};
+use crate::step::holonomic::Retain;
 use crate::step::mixed::{system_len, MixedLayout, MixedPoint, Offsets};
 use crate::step::start::StepStart;
 use crate::step::Problem;
@@ -101,21 +102,21 @@ where
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
         if K == 0 {
-            let (next, stats, sol) = self.holonomic_solution(tab)?;
+            let (next, stats, (vs, mus), mu_end) = self.holonomic_solution::<S, Retain>(tab)?;
             // The coupled system's unknowns from the two phases' (the same equations).
             let mut xbuf = <L<N, M, K, S> as Layout>::fill(0.0);
             let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
             for i in 0..S {
                 x[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N]
-                    .copy_from_slice(sol.vs[i].as_slice());
+                    .copy_from_slice(vs[i].as_slice());
                 if i < tab.s_tilde {
                     x[O::<N, M, K, S>::mu(i)..O::<N, M, K, S>::mu(i) + M]
-                        .copy_from_slice(sol.mu[i].as_slice());
+                        .copy_from_slice(mus[i].as_slice());
                 }
             }
             x[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(next.v.as_slice());
             let end = O::<N, M, K, S>::mu(tab.s_tilde);
-            x[end..end + M].copy_from_slice(sol.mu_end.as_slice());
+            x[end..end + M].copy_from_slice(mu_end.as_slice());
             let start = StepStart::at(self.sys, self.state);
             let jacobian = self.jacobian_at(tab, &start, x)?;
             Ok((next, jacobian, stats))
