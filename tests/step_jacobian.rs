@@ -221,6 +221,8 @@ fn jacobian_matches_central_differences_nonholonomic() {
     check_against_differences::<_, GaussLobatto<2>, 3, 0, 1, 2, 5>("skate S=2", k, s0, h);
     check_against_differences::<_, GaussLobatto<3>, 3, 0, 1, 2, 5>("skate S=3", k, s0, h);
     check_against_differences::<_, LobattoIIIAB<3>, 3, 0, 1, 2, 5>("skate IIIA-B S=3", k, s0, h);
+    check_against_differences::<_, Emprk<2>, 3, 0, 1, 2, 5>("skate EMPRK S=2", k, s0, h);
+    check_against_differences::<_, Emprk<3>, 3, 0, 1, 2, 5>("skate EMPRK S=3", k, s0, h);
 }
 
 /// `ω(ξ, η) = δq_ξ · δp_η − δq_η · δp_ξ` with `δp = L_vv δv + L_vq δq` at `s`.
@@ -340,11 +342,12 @@ fn symmetric_methods_invert_their_jacobian_backwards() {
         charged_state(),
     );
     round_trip::<_, GaussLobatto<2>, 3, 0, 1, 2, 5>("skate S=2", skate(), skate_state());
+    round_trip::<_, Emprk<2>, 3, 0, 1, 2, 5>("skate EMPRK S=2", skate(), skate_state());
 }
 
 #[test]
 fn unsupported_methods_say_so_and_leave_the_state() {
-    let mut sim = Integrator::<Skate, Emprk<2>>::new(skate(), 0.1).unwrap();
+    let mut sim = Integrator::<Skate, spark::LobattoIIIABIndex2<2>>::new(skate(), 0.1).unwrap();
     let mut s = skate_state();
     let before = s;
     assert!(matches!(
@@ -540,6 +543,12 @@ fn jacobian_matches_central_differences_mixed() {
     );
     check_against_differences::<_, LobattoIIIAB<3>, 4, 1, 1, 1, 5>(
         "two-point skate IIIA-B S=3",
+        sys,
+        s0,
+        h,
+    );
+    check_against_differences::<_, Emprk<2>, 4, 1, 1, 1, 5>(
+        "two-point skate EMPRK S=2",
         sys,
         s0,
         h,

@@ -207,10 +207,10 @@ where
                 tableau
             }
             Scheme::Emprk { tableau } if K == 0 => &tableau.spark,
-            Scheme::Emprk { .. } => {
-                return Err(Error::Unsupported {
-                    what: "step_with_jacobian of Emprk with nonholonomic constraints",
-                })
+            Scheme::Emprk { tableau } => {
+                return problem
+                    .emprk_with_jacobian::<S, U>(tableau)
+                    .map(|(next, jacobian, stats)| (next, stats, jacobian))
             }
             Scheme::Index2 { .. } => {
                 return Err(Error::Unsupported {
@@ -609,9 +609,8 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// Methods: the SPARK family (`GaussLobatto<S>`, `LobattoIIIAB<S>`, `LobattoIIIABD<S>`,
     /// the symplectic Euler methods) on holonomic, nonholonomic and mixed Lagrangian models and
     /// on Hamiltonian and DAE models (for those the blocks are with respect to `(q, p)`, resp.
-    /// `(y, z)`: `dv_*` is the momentum's row, `*_dv` its column), and `Emprk<S>` where it is a
-    /// SPARK method (no nonholonomic constraints). `Emprk<S>` with nonholonomic constraints and
-    /// `LobattoIIIABIndex2<S>` give [`Error::Unsupported`]. On error `state` is unchanged.
+    /// `(y, z)`: `dv_*` is the momentum's row, `*_dv` its column), and `Emprk<S>`.
+    /// `LobattoIIIABIndex2<S>` gives [`Error::Unsupported`]. On error `state` is unchanged.
     ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};

@@ -48,11 +48,18 @@ use nalgebra::SVector;
 use crate::error::Error;
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
+use crate::linalg::layout::{flat_square, zero_square};
+use crate::linalg::lu;
+use crate::model::blocks::InputJacobian;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
+use crate::model::Inputs;
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
+};
+use crate::step::jacobian::{
+    solve_sensitivities, MomentumRow, Sensitivity, StartTerms, StepJacobian,
 };
 use crate::step::start::StepStart;
 use crate::step::Problem;
@@ -93,26 +100,71 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     }
 }
 
-/// Evaluates the residual `r = F(x)` of E1, E2', E3, E4, E5' at the flat unknown vector `x` and,
-/// if asked, the exact Jacobian `∂F/∂x` (row-major) into `jac`. Returns the Lobatto stage
-/// coordinates `Q̃_1..Q̃_S`.
+/// The weights of the momentum row of Gauss stage `i`: the SPARK stage's, with the nonholonomic
+/// reactions of the Gauss stages weighted like the forces.
+fn gauss_weights<const S: usize>(et: &EmprkTableau<S>, i: usize) -> MomentumWeights<'_, S> {
+    let tab = &et.spark;
+    MomentumWeights {
+        force: &tab.a_hat[i],
+        nonholonomic: &tab.a_hat[i],
+        start: tab.a_til0[i],
+        lobatto: &tab.a_til[i],
+    }
+}
+
+/// The weights of the momentum row of Lobatto stage `i + 1`: the Gauss stages' forces and
+/// nonholonomic reactions by `Ā`, the holonomic reactions by the Lobatto IIIA matrix `Ǎ`.
+fn lobatto_weights<const S: usize>(et: &EmprkTableau<S>, i: usize) -> MomentumWeights<'_, S> {
+    let tab = &et.spark;
+    MomentumWeights {
+        force: &tab.a_bar[i],
+        nonholonomic: &tab.a_bar[i],
+        start: et.a_chk0[i],
+        lobatto: &et.a_chk[i],
+    }
+}
+
+/// The unknowns of the EMPRK step at one iterate and the model's evaluations there.
+pub(crate) struct EmprkPoint<const N: usize, const M: usize, const K: usize, const S: usize> {
+    /// `V_1..V_S` (Gauss stages), `Ṽ_1..Ṽ_S` (Lobatto stages, `Ṽ_S = v1`).
+    pub vs: [SVector<f64, N>; S],
+    pub vts: [SVector<f64, N>; S],
+    /// `μ_0`, `μ_1..μ_S`, `ν_1..ν_S`.
+    pub mu0: SVector<f64, M>,
+    pub mus: [SVector<f64, M>; S],
+    pub nus: [SVector<f64, K>; S],
+    /// The Gauss stages' times and positions, the Lobatto nodes' times and positions.
+    pub times: [f64; S],
+    pub qs: [SVector<f64, N>; S],
+    pub tts: [f64; S],
+    pub qts: [SVector<f64, N>; S],
+    /// `L` and `k` (contracted with `ν_j`) at the Gauss stages.
+    pub dyns: [DynamicsJacobian<N>; S],
+    pub nhs: [NonholonomicJacobian<N, K>; S],
+    /// `g` (contracted with `μ_j`), `L` and `k` at the Lobatto nodes 1..S.
+    pub cons: [ConstraintJacobian<N, M>; S],
+    pub dlob: [DynamicsJacobian<N>; S],
+    pub klob: [NonholonomicJacobian<N, K>; S],
+    /// The hidden constraint at the end point.
+    pub w1: crate::model::blocks::VelocityConstraintJacobian<N, M>,
+}
+
 impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     Problem<'_, Sys, N, M, K>
 {
-    fn assemble_emprk<const S: usize>(
+    /// Unpacks the flat unknowns `x` and evaluates the model at the Gauss stages and the
+    /// Lobatto nodes.
+    pub(crate) fn emprk_point<const S: usize>(
         &self,
         et: &EmprkTableau<S>,
         start: &StepStart<N, M>,
         x: &[f64],
-        r: &mut [f64],
-        jac: Option<&mut [f64]>,
-    ) -> [SVector<f64, N>; S] {
+    ) -> EmprkPoint<N, M, K, S> {
         let (sys, h) = (self.sys, self.h);
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
         let tab = &et.spark;
-        let len = system_len::<N, M, K, S>();
-        let (t0, q0, p0, gq0) = (start.t0, start.q0, start.p0, start.gq0);
+        let (t0, q0) = (start.t0, start.q0);
         let vs: [SVector<f64, N>; S] =
             core::array::from_fn(|i| SVector::from_fn(|a, _| x[O::<N, M, K, S>::v(i) + a]));
         let vts: [SVector<f64, N>; S] =
@@ -122,7 +174,6 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::mu(j + 1) + l]));
         let nus: [SVector<f64, K>; S] =
             core::array::from_fn(|j| SVector::from_fn(|l, _| x[O::<N, M, K, S>::nu(j) + l]));
-
         let combine = |coef: &[f64; S]| {
             let mut q = q0;
             for j in 0..S {
@@ -130,25 +181,70 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             }
             q
         };
+        let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
+        let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| combine(&tab.a[i]));
         let qts: [SVector<f64, N>; S] = core::array::from_fn(|i| combine(&tab.a_bar[i]));
         let tts: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
         // Gauss stages: forces and nonholonomic reactions.
-        let dyns: [DynamicsJacobian<N>; S] = core::array::from_fn(|i| {
-            sys.dynamics_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i])
-        });
-        let nhs: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
-            sys.nonholonomic_jacobian(t0 + tab.c[i] * h, &combine(&tab.a[i]), &vs[i], &nus[i])
-        });
+        let dyns = core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i]));
+        let nhs =
+            core::array::from_fn(|i| sys.nonholonomic_jacobian(times[i], &qs[i], &vs[i], &nus[i]));
         // Lobatto nodes j = 1..S (slot j-1): holonomic reactions and constraints, momenta and k.
-        let cons: [ConstraintJacobian<N, M>; S] =
-            core::array::from_fn(|j| sys.constraint_jacobian(tts[j], &qts[j], &mus[j]));
-        let dlob: [DynamicsJacobian<N>; S] =
-            core::array::from_fn(|i| sys.dynamics_jacobian(tts[i], &qts[i], &vts[i]));
-        let klob: [NonholonomicJacobian<N, K>; S] = core::array::from_fn(|i| {
+        let cons = core::array::from_fn(|j| sys.constraint_jacobian(tts[j], &qts[j], &mus[j]));
+        let dlob = core::array::from_fn(|i| sys.dynamics_jacobian(tts[i], &qts[i], &vts[i]));
+        let klob = core::array::from_fn(|i| {
             sys.nonholonomic_jacobian(tts[i], &qts[i], &vts[i], &SVector::zeros())
         });
         let w1 = sys.velocity_constraint_jacobian(tts[S - 1], &qts[S - 1], &vts[S - 1]);
+        EmprkPoint {
+            vs,
+            vts,
+            mu0,
+            mus,
+            nus,
+            times,
+            qs,
+            tts,
+            qts,
+            dyns,
+            nhs,
+            cons,
+            dlob,
+            klob,
+            w1,
+        }
+    }
 
+    /// Evaluates the residual `r = F(x)` of E1, E2', E3, E4, E5' at the flat unknown vector `x`
+    /// and, if asked, the exact Jacobian `∂F/∂x` (row-major) into `jac`. Returns the Lobatto
+    /// stage coordinates `Q̃_1..Q̃_S`.
+    fn assemble_emprk<const S: usize>(
+        &self,
+        et: &EmprkTableau<S>,
+        start: &StepStart<N, M>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) -> [SVector<f64, N>; S] {
+        let h = self.h;
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        let tab = &et.spark;
+        let len = system_len::<N, M, K, S>();
+        let (p0, gq0) = (start.p0, start.gq0);
+        let EmprkPoint {
+            qts,
+            mu0,
+            mus,
+            nus,
+            dyns,
+            nhs,
+            cons,
+            dlob,
+            klob,
+            w1,
+            ..
+        } = self.emprk_point(et, start, x);
         let ev = StageEvaluations {
             h,
             a: &tab.a,
@@ -166,22 +262,20 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         // the forces and nonholonomic reactions of the Gauss stages weighted by Ā and the
         // holonomic reactions by Ǎ.
         let stage = |i: usize| {
-            let w = MomentumWeights {
-                force: &tab.a_hat[i],
-                nonholonomic: &tab.a_hat[i],
-                start: tab.a_til0[i],
-                lobatto: &tab.a_til[i],
-            };
-            (O::<N, M, K, S>::v(i), &dyns[i], &tab.a[i], w)
+            (
+                O::<N, M, K, S>::v(i),
+                &dyns[i],
+                &tab.a[i],
+                gauss_weights(et, i),
+            )
         };
         let lobatto_stage = |i: usize| {
-            let w = MomentumWeights {
-                force: &tab.a_bar[i],
-                nonholonomic: &tab.a_bar[i],
-                start: et.a_chk0[i],
-                lobatto: &et.a_chk[i],
-            };
-            (O::<N, M, K, S>::vt(i), &dlob[i], &tab.a_bar[i], w)
+            (
+                O::<N, M, K, S>::vt(i),
+                &dlob[i],
+                &tab.a_bar[i],
+                lobatto_weights(et, i),
+            )
         };
         for (at, d, _, w) in (0..S).map(stage).chain((0..S).map(lobatto_stage)) {
             let rho = ev.momentum_residual(&d.p, &w);
@@ -281,11 +375,38 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         &self,
         tab: &EmprkTableau<S>,
     ) -> Result<(State<N>, [State<N>; S], StepStats), Error> {
+        let (_, mut xbuf, iterations) = self.solve_emprk(tab)?;
+        let x = flat::<EmprkLayout<N, M, K, S>, f64>(&mut xbuf);
+        let (next, stages) = self.emprk_state(tab, x)?;
+        Ok((
+            next,
+            stages,
+            StepStats {
+                stage_iterations: iterations,
+                end_iterations: 0,
+            },
+        ))
+    }
+
+    /// Solves the EMPRK equations: the step-start quantities, the converged unknowns (layout
+    /// [`EmprkLayout`]) and the Newton iterations.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn solve_emprk<const S: usize>(
+        &self,
+        tab: &EmprkTableau<S>,
+    ) -> Result<
+        (
+            StepStart<N, M>,
+            <EmprkLayout<N, M, K, S> as Layout>::Of<f64>,
+            u32,
+        ),
+        Error,
+    > {
         let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
         if !state.is_finite() {
             return Err(Error::NonFiniteState);
         }
-        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let (q0, v0) = (state.q, state.v);
 
         // Consistency of g, the hidden constraint and k at the step start.
         let gq0 = self.check_consistent()?;
@@ -294,7 +415,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         type L<const N: usize, const M: usize, const K: usize, const S: usize> =
             EmprkLayout<N, M, K, S>;
         let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
-        let (mut xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
+        let (xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
             options,
             &problem,
             |x| {
@@ -306,7 +427,17 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 self.assemble_emprk(tab, &start, x, r, jac);
             },
         )?;
-        let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+        Ok((start, xbuf, iterations))
+    }
+
+    /// The new state and the Lobatto stages from the converged unknowns `x`.
+    fn emprk_state<const S: usize>(
+        &self,
+        tab: &EmprkTableau<S>,
+        x: &[f64],
+    ) -> Result<(State<N>, [State<N>; S]), Error> {
+        let (h, state) = (self.h, self.state);
+        let (t0, q0) = (state.t, state.q);
         let et = &tab.spark;
         let stages: [State<N>; S] = core::array::from_fn(|i| {
             let mut q = q0;
@@ -333,9 +464,120 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             v: stages[S - 1].v,
         }
         .checked()?;
+        Ok((next, stages))
+    }
+
+    /// One EMPRK step with the Jacobian of the step map (the implicit function theorem on the
+    /// converged EMPRK equations; see `step/jacobian.rs`). The state is [`Problem::emprk`]'s.
+    pub(crate) fn emprk_with_jacobian<const S: usize, const U: usize>(
+        &self,
+        et: &EmprkTableau<S>,
+    ) -> Result<(State<N>, StepJacobian<N, U>, StepStats), Error>
+    where
+        Sys: Inputs<N, U>,
+    {
+        let (sys, h, state) = (self.sys, self.h, self.state);
+        type L<const N: usize, const M: usize, const K: usize, const S: usize> =
+            EmprkLayout<N, M, K, S>;
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        let tab = &et.spark;
+        let (start, mut xbuf, iterations) = self.solve_emprk(et)?;
+        let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
+        let (next, _) = self.emprk_state(et, x)?;
+        let len = system_len::<N, M, K, S>();
+
+        // F_x at the solution, factored.
+        let mut jbuf = zero_square::<L<N, M, K, S>>();
+        let jm = flat_square::<L<N, M, K, S>>(&mut jbuf);
+        let mut rbuf = <L<N, M, K, S> as Layout>::fill(0.0);
+        self.assemble_emprk(
+            et,
+            &start,
+            x,
+            flat::<L<N, M, K, S>, f64>(&mut rbuf),
+            Some(&mut *jm),
+        );
+        let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
+        let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
+        lu::factor(jm, perm, len).map_err(|_| Error::SingularJacobian {
+            phase: crate::error::Phase::Stages,
+        })?;
+
+        let pt: EmprkPoint<N, M, K, S> = self.emprk_point(et, &start, x);
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let d0 = sys.dynamics_jacobian(t0, &q0, &v0);
+        let c0 = sys.constraint_jacobian(t0, &q0, &pt.mu0);
+        let u0: InputJacobian<N, U> = sys.input_jacobian(t0, &q0, &v0);
+        let us: [InputJacobian<N, U>; S] =
+            core::array::from_fn(|i| sys.input_jacobian(pt.times[i], &pt.qs[i], &pt.vs[i]));
+        let ulob: [InputJacobian<N, U>; S] =
+            core::array::from_fn(|i| sys.input_jacobian(pt.tts[i], &pt.qts[i], &pt.vts[i]));
+        let ev = StageEvaluations {
+            h,
+            a: &tab.a,
+            a_bar: &tab.a_bar,
+            p0: &start.p0,
+            gq0: &start.gq0,
+            mu0: &pt.mu0,
+            dyns: &pt.dyns,
+            nhs: &pt.nhs,
+            nus: &pt.nus,
+            cons: &pt.cons,
+            mus: &pt.mus,
+        };
+        let start_terms = StartTerms {
+            h,
+            lvq0: &d0.lvq,
+            hess0: &c0.hess_mu,
+            p_u0: &u0.p_u,
+            f_u: &core::array::from_fn(|j| us[j].f_u),
+            ev: &ev,
+        };
+        let gauss_rows: [MomentumRow<N, U>; S] = core::array::from_fn(|i| {
+            let w = gauss_weights(et, i);
+            start_terms.row(O::<N, M, K, S>::v(i), &pt.dyns[i].lvq, &us[i].p_u, &w)
+        });
+        let lobatto_rows: [MomentumRow<N, U>; S] = core::array::from_fn(|i| {
+            let w = lobatto_weights(et, i);
+            start_terms.row(O::<N, M, K, S>::vt(i), &pt.dlob[i].lvq, &ulob[i].p_u, &w)
+        });
+        // ∂/∂q0_b of the constraint rows: the hidden constraint at the end, g(Q̃_j)/h, k at the
+        // Lobatto nodes.
+        let constraints = |b: usize, put: &mut dyn FnMut(usize, f64)| {
+            for l in 0..M {
+                put(O::<N, M, K, S>::mu(0) + l, pt.w1.wq[(l, b)]);
+                for j in 0..S {
+                    put(O::<N, M, K, S>::mu(j + 1) + l, pt.cons[j].gq[(l, b)] / h);
+                }
+            }
+            for i in 0..S {
+                for l in 0..K {
+                    put(O::<N, M, K, S>::nu(i) + l, pt.klob[i].kq[(l, b)]);
+                }
+            }
+        };
+        let mut col = <L<N, M, K, S> as Layout>::fill(0.0);
+        let jacobian = solve_sensitivities(
+            jm,
+            perm,
+            flat::<L<N, M, K, S>, f64>(&mut col),
+            &Sensitivity {
+                momentum: [&gauss_rows, &lobatto_rows],
+                lvv0: &d0.lvv,
+                constraints: &constraints,
+                v: core::array::from_fn(O::<N, M, K, S>::v),
+                b: &tab.b,
+                h,
+                v1: O::<N, M, K, S>::vt(S - 1),
+            },
+        );
+        if !jacobian.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
         Ok((
             next,
-            stages,
+            jacobian,
             StepStats {
                 stage_iterations: iterations,
                 end_iterations: 0,

@@ -184,112 +184,200 @@ where
             mus: &pt.mus,
         };
 
-        // The columns of −F_θ, one at a time: θ = q0_b (b < N), v0_b, u_k.
-        let mut out: StepJacobian<N, U> = StepJacobian {
-            dq_dq: SMatrix::identity(),
-            dq_dv: SMatrix::zeros(),
-            dv_dq: SMatrix::zeros(),
-            dv_dv: SMatrix::zeros(),
-            dq_du: SMatrix::zeros(),
-            dv_du: SMatrix::zeros(),
-        };
         let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
         let end_weights = MomentumWeights::spark_end(tab);
-        // ∂/∂q0 of every row, as N × N blocks (rows of a block: the row's components).
-        let momentum_dq = |own_lvq: &SMatrix<f64, N, N>, w: &MomentumWeights<'_, S>| {
-            own_lvq - d0.lvq + c0.hess_mu * w.start + ev.momentum_start_coupling(w)
+        let start_terms = StartTerms {
+            h,
+            lvq0: &d0.lvq,
+            hess0: &c0.hess_mu,
+            p_u0: &u0.p_u,
+            f_u: &core::array::from_fn(|j| us[j].f_u),
+            ev: &ev,
         };
-        let momentum_du = |own: &InputJacobian<N, U>, w: &MomentumWeights<'_, S>| {
-            let mut m = own.p_u - u0.p_u;
-            for j in 0..S {
-                m -= us[j].f_u * (h * w.force[j]);
-            }
-            m
-        };
-        let stage_dq: [SMatrix<f64, N, N>; S] =
-            core::array::from_fn(|i| momentum_dq(&pt.dyns[i].lvq, &stage_weights(i)));
-        let end_dq = momentum_dq(&pt.d1.lvq, &end_weights);
-        let stage_du: [SMatrix<f64, N, U>; S] =
-            core::array::from_fn(|i| momentum_du(&us[i], &stage_weights(i)));
-        let end_du = momentum_du(&u1, &end_weights);
+        let stage_rows: [MomentumRow<N, U>; S] = core::array::from_fn(|i| {
+            start_terms.row(
+                O::<N, M, K, S>::v(i),
+                &pt.dyns[i].lvq,
+                &us[i].p_u,
+                &stage_weights(i),
+            )
+        });
+        let end_row = [start_terms.row(O::<N, M, K, S>::V1, &pt.d1.lvq, &u1.p_u, &end_weights)];
         let st = tab.s_tilde;
         let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
-
+        // ∂/∂q0_b of the constraint rows: the hidden constraint at the end, g(Q̃_j)/h, k at the
+        // end and its moments at the stages.
+        let constraints = |b: usize, put: &mut dyn FnMut(usize, f64)| {
+            for l in 0..M {
+                put(O::<N, M, K, S>::mu(0) + l, pt.w1.wq[(l, b)]);
+                for j in 0..st {
+                    put(O::<N, M, K, S>::mu(j + 1) + l, pt.cons[j].gq[(l, b)] / h);
+                }
+            }
+            for l in 0..K {
+                put(O::<N, M, K, S>::nu(0) + l, pt.nh1.kq[(l, b)]);
+                for i in 1..S {
+                    let mut s = 0.0;
+                    for j in 0..S {
+                        s += omega(i, j) * pt.nhs[j].kq[(l, b)];
+                    }
+                    put(O::<N, M, K, S>::nu(i) + l, s);
+                }
+            }
+        };
         let mut col = <L<N, M, K, S> as Layout>::fill(0.0);
-        for c in 0..2 * N + U {
-            let rhs = flat::<L<N, M, K, S>, f64>(&mut col);
-            rhs.fill(0.0);
-            // The column of −F_θ for parameter c.
-            let mut put = |row: usize, value: f64| rhs[row] = -value;
-            if c < N {
-                let b = c;
-                for i in 0..S {
-                    for a in 0..N {
-                        put(O::<N, M, K, S>::v(i) + a, stage_dq[i][(a, b)]);
-                    }
-                }
-                for a in 0..N {
-                    put(O::<N, M, K, S>::V1 + a, end_dq[(a, b)]);
-                }
-                for l in 0..M {
-                    put(O::<N, M, K, S>::mu(0) + l, pt.w1.wq[(l, b)]);
-                    for j in 0..st {
-                        put(O::<N, M, K, S>::mu(j + 1) + l, pt.cons[j].gq[(l, b)] / h);
-                    }
-                }
-                for l in 0..K {
-                    put(O::<N, M, K, S>::nu(0) + l, pt.nh1.kq[(l, b)]);
-                    for i in 1..S {
-                        let mut s = 0.0;
-                        for j in 0..S {
-                            s += omega(i, j) * pt.nhs[j].kq[(l, b)];
-                        }
-                        put(O::<N, M, K, S>::nu(i) + l, s);
-                    }
-                }
-            } else if c < 2 * N {
-                // Only p0 depends on v0.
-                let b = c - N;
-                for a in 0..N {
-                    for i in 0..S {
-                        put(O::<N, M, K, S>::v(i) + a, -d0.lvv[(a, b)]);
-                    }
-                    put(O::<N, M, K, S>::V1 + a, -d0.lvv[(a, b)]);
-                }
-            } else {
-                let k = c - 2 * N;
-                for a in 0..N {
-                    for i in 0..S {
-                        put(O::<N, M, K, S>::v(i) + a, stage_du[i][(a, k)]);
-                    }
-                    put(O::<N, M, K, S>::V1 + a, end_du[(a, k)]);
-                }
-            }
-            lu::solve(jm, perm, rhs, len);
-            // q1 = q0 + h Σ b_j V_j, v1.
-            let mut dq1 = SVector::<f64, N>::zeros();
-            for j in 0..S {
-                for a in 0..N {
-                    dq1[a] += h * tab.b[j] * rhs[O::<N, M, K, S>::v(j) + a];
-                }
-            }
-            let dv1 = SVector::<f64, N>::from_fn(|a, _| rhs[O::<N, M, K, S>::V1 + a]);
-            if c < N {
-                for a in 0..N {
-                    out.dq_dq[(a, c)] += dq1[a];
-                }
-                out.dv_dq.set_column(c, &dv1);
-            } else if c < 2 * N {
-                out.dq_dv.set_column(c - N, &dq1);
-                out.dv_dv.set_column(c - N, &dv1);
-            } else {
-                out.dq_du.set_column(c - 2 * N, &dq1);
-                out.dv_du.set_column(c - 2 * N, &dv1);
-            }
-        }
+        let out = solve_sensitivities(
+            jm,
+            perm,
+            flat::<L<N, M, K, S>, f64>(&mut col),
+            &Sensitivity {
+                momentum: [&stage_rows, &end_row],
+                lvv0: &d0.lvv,
+                constraints: &constraints,
+                v: core::array::from_fn(O::<N, M, K, S>::v),
+                b: &tab.b,
+                h,
+                v1: O::<N, M, K, S>::V1,
+            },
+        );
         if !out.is_finite() {
             return Err(Error::NonFiniteState);
         }
         Ok(out)
     }
+}
+
+/// A momentum-balance row block of a coupled step system and its derivatives with respect to
+/// the start position (`N × N`) and the inputs (`N × U`); with respect to the start velocity it
+/// is `−L_vv(t0, q0, v0)` for every such row.
+pub(crate) struct MomentumRow<const N: usize, const U: usize> {
+    pub row: usize,
+    pub dq: SMatrix<f64, N, N>,
+    pub du: SMatrix<f64, N, U>,
+}
+
+/// The step-start quantities every momentum row's derivatives need.
+pub(crate) struct StartTerms<
+    'a,
+    'e,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+    const U: usize,
+> {
+    pub h: f64,
+    /// `L_vq(t0, q0, v0)`, `Σ μ0_k ∇²g_k(q0)`, `∂p/∂u` at the start.
+    pub lvq0: &'a SMatrix<f64, N, N>,
+    pub hess0: &'a SMatrix<f64, N, N>,
+    pub p_u0: &'a SMatrix<f64, N, U>,
+    /// `∂F_j/∂u` at the force stages.
+    pub f_u: &'a [SMatrix<f64, N, U>; S],
+    pub ev: &'a StageEvaluations<'e, N, M, K, S>,
+}
+
+impl<const N: usize, const M: usize, const K: usize, const S: usize, const U: usize>
+    StartTerms<'_, '_, N, M, K, S, U>
+{
+    /// The row at `row` whose own momentum is evaluated where `L_vq = own_lvq` and
+    /// `∂p/∂u = own_p_u`, with the weights `w`: `∂ρ/∂q0 = L_vq(own) − L_vq(start) + w0 Σ μ0_k
+    /// ∇²g_k(q0) + (stage terms)`, `∂ρ/∂u = ∂p/∂u(own) − ∂p0/∂u − h Σ_j w_j ∂F_j/∂u`.
+    pub(crate) fn row(
+        &self,
+        row: usize,
+        own_lvq: &SMatrix<f64, N, N>,
+        own_p_u: &SMatrix<f64, N, U>,
+        w: &MomentumWeights<'_, S>,
+    ) -> MomentumRow<N, U> {
+        let dq = own_lvq - self.lvq0 + self.hess0 * w.start + self.ev.momentum_start_coupling(w);
+        let mut du = own_p_u - self.p_u0;
+        for j in 0..S {
+            du -= self.f_u[j] * (self.h * w.force[j]);
+        }
+        MomentumRow { row, dq, du }
+    }
+}
+
+/// Writes `∂F/∂q0_b` of every constraint row of a coupled step through `put(row, value)`.
+pub(crate) type ConstraintColumn<'a> = &'a dyn Fn(usize, &mut dyn FnMut(usize, f64));
+
+/// What the sensitivity solve of a coupled step needs besides its factored matrix.
+pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize> {
+    /// The momentum rows (two groups: e.g. the stages and the end point).
+    pub momentum: [&'a [MomentumRow<N, U>]; 2],
+    /// `L_vv(t0, q0, v0)`.
+    pub lvv0: &'a SMatrix<f64, N, N>,
+    /// The constraint rows' `∂F/∂q0_b`.
+    pub constraints: ConstraintColumn<'a>,
+    /// The offsets of `V_1..V_S` and the weights of `q1 = q0 + h Σ_j b_j V_j`.
+    pub v: [usize; S],
+    pub b: &'a [f64; S],
+    pub h: f64,
+    /// The offset of `v1`.
+    pub v1: usize,
+}
+
+/// The implicit function theorem on a coupled step system: with its matrix factored in
+/// `(jm, perm)`, solves `F_x dx = −F_θ` for the `2N + U` columns `θ = (q0, v0, u)` (in the buffer
+/// `rhs`) and maps each solution to `(dq1, dv1)`.
+pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize>(
+    jm: &[f64],
+    perm: &[usize],
+    rhs: &mut [f64],
+    s: &Sensitivity<'_, N, U, S>,
+) -> StepJacobian<N, U> {
+    let len = rhs.len();
+    let mut out: StepJacobian<N, U> = StepJacobian {
+        dq_dq: SMatrix::identity(),
+        dq_dv: SMatrix::zeros(),
+        dv_dq: SMatrix::zeros(),
+        dv_dv: SMatrix::zeros(),
+        dq_du: SMatrix::zeros(),
+        dv_du: SMatrix::zeros(),
+    };
+    let rows = || s.momentum[0].iter().chain(s.momentum[1].iter());
+    for c in 0..2 * N + U {
+        rhs.fill(0.0);
+        {
+            // The column of −F_θ for parameter c.
+            let mut put = |row: usize, value: f64| rhs[row] = -value;
+            for m in rows() {
+                for a in 0..N {
+                    let value = if c < N {
+                        m.dq[(a, c)]
+                    } else if c < 2 * N {
+                        -s.lvv0[(a, c - N)]
+                    } else {
+                        m.du[(a, c - 2 * N)]
+                    };
+                    put(m.row + a, value);
+                }
+            }
+            if c < N {
+                (s.constraints)(c, &mut put);
+            }
+        }
+        lu::solve(jm, perm, rhs, len);
+        // q1 = q0 + h Σ b_j V_j, v1.
+        let mut dq1 = SVector::<f64, N>::zeros();
+        for j in 0..S {
+            for a in 0..N {
+                dq1[a] += s.h * s.b[j] * rhs[s.v[j] + a];
+            }
+        }
+        let dv1 = SVector::<f64, N>::from_fn(|a, _| rhs[s.v1 + a]);
+        if c < N {
+            for a in 0..N {
+                out.dq_dq[(a, c)] += dq1[a];
+            }
+            out.dv_dq.set_column(c, &dv1);
+        } else if c < 2 * N {
+            out.dq_dv.set_column(c - N, &dq1);
+            out.dv_dv.set_column(c - N, &dv1);
+        } else {
+            out.dq_du.set_column(c - 2 * N, &dq1);
+            out.dv_du.set_column(c - 2 * N, &dv1);
+        }
+    }
+    out
 }
