@@ -185,3 +185,26 @@ fn stepping_with_inputs_changed_every_step_allocates_nothing() {
     );
     assert!(s.t > 9.99);
 }
+
+#[test]
+fn step_jacobians_and_tangent_bases_allocate_nothing() {
+    let mut sim = Integrator::<CartPole, GaussLobatto<2>>::new(CartPole::default(), 0.01).unwrap();
+    let mut s = State::new(0.0, [0.0, 0.2f64.sin(), 0.2f64.cos()], [0.0; 3]);
+    let mut skate = Integrator::<Skate, Emprk<2>>::new(Skate::default(), 0.01).unwrap();
+    let mut k = State::new(0.0, [0.0, 0.0, 1.0, 0.0], [0.2, 0.5, -0.2, 0.5]);
+    skate.project(&mut k).unwrap();
+    let before = allocations();
+    WATCHED.with(|w| w.set(true));
+    let mut trace = 0.0;
+    for _ in 0..100 {
+        sim.system_mut().u = -(s.q[1] - s.q[0]);
+        let j = sim.step_with_jacobian(&mut s).unwrap();
+        let t: spark::TangentBasis<3, 4> = sim.tangent_basis(&s).unwrap();
+        let jk = skate.step_with_jacobian(&mut k).unwrap();
+        trace += j.dq_dq.trace() + t.q[(0, 0)] + jk.dv_dv.trace();
+    }
+    WATCHED.with(|w| w.set(false));
+    let after = allocations();
+    assert_eq!(after - before, 0, "allocated {} times", after - before);
+    assert!(trace.is_finite());
+}
