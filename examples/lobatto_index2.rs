@@ -33,6 +33,7 @@ const EXACT: Options = Options {
     max_iterations: 20,
     consistency_tolerance: 1e-8,
     simplified_newton: false,
+    ..Options::DEFAULT
 };
 
 /// 002's method with the multiplier carried: the end state, λ = −ψ and max |k| after any step.

@@ -74,12 +74,13 @@
 #[doc = include_str!("dsl.md")]
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
-    local_model, math, tableau, Advance, ConstraintJacobian, DynamicsJacobian, Emprk, Error,
-    GaussLobatto, InputJacobian, Inputs, Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD,
-    LobattoIIIABIndex2, LocalModelJacobians, LocalModelOde, LocalModelStats, MassForce, Method,
-    Model, Multipliers, NonholonomicJacobian, Options, Phase, Rklm, Run, SparkTableau, Srklm,
-    State, StepJacobian, StepStats, SymplecticEuler, SymplecticEulerI, SymplecticEulerII,
-    TangentBasis, VelocityConstraint, VelocityConstraintJacobian,
+    local_model, math, tableau, Advance, AdvanceStats, ConstraintJacobian, DynamicsJacobian, Emprk,
+    Error, ErrorEstimate, GaussLobatto, InputJacobian, Inputs, Integrator, Lagrangian,
+    LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, LocalModelJacobians, LocalModelOde,
+    LocalModelStats, MassForce, Method, Model, Multipliers, NonholonomicJacobian, Options, Phase,
+    Rklm, Run, SparkTableau, Srklm, State, StepJacobian, StepStats, SymplecticEuler,
+    SymplecticEulerI, SymplecticEulerII, TangentBasis, VelocityConstraint,
+    VelocityConstraintJacobian,
 };
 
 /// Re-exports for the code that `mechanics!` generates. Not a public API.
@@ -91,4 +92,4 @@ pub mod __private {
 }
 
 pub use nalgebra;
-pub use spark_runtime::{dae, hamiltonian, lobatto_index2, state, step};
+pub use spark_runtime::{dae, hamiltonian, lobatto_index2, simulate, state, step};

@@ -97,6 +97,28 @@ pub enum Error {
         /// The solve that failed.
         phase: Phase,
     },
+    /// An adaptive driver needed a step smaller than [`crate::Options::min_step`] (or the
+    /// round-off floor) to meet the tolerances: a singularity, a discontinuity the model does
+    /// not declare, or tolerances below what `f64` allows. The state is left at the last
+    /// accepted step, at time `t`.
+    StepSizeTooSmall {
+        /// Time of the last accepted step.
+        t: f64,
+        /// The step size that was still too large.
+        h: f64,
+    },
+    /// An adaptive driver used [`crate::Options::max_steps`] steps before reaching its end
+    /// time. The state is left at the last accepted step, at time `t`.
+    TooManySteps {
+        /// Time of the last accepted step.
+        t: f64,
+    },
+    /// An adaptive driver's tolerances are not positive finite numbers, or its end time or
+    /// step bounds are not usable.
+    InvalidTolerance {
+        /// Which setting is wrong.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -118,6 +140,15 @@ impl fmt::Display for Error {
                 "Newton's method diverged in the {phase:?} solve after {iterations} iterations (last update {residual:e} x tolerance); reduce the step size or check for a singular configuration"
             ),
             Error::Unsupported { what } => write!(f, "not supported: {what}"),
+            Error::StepSizeTooSmall { t, h } => write!(
+                f,
+                "at t = {t} the tolerances needed a step smaller than {h:e}: look for a singular configuration or an undeclared discontinuity, or loosen rtol/atol"
+            ),
+            Error::TooManySteps { t } => write!(
+                f,
+                "stopped at t = {t} after Options::max_steps steps; raise max_steps or loosen rtol/atol"
+            ),
+            Error::InvalidTolerance { what } => write!(f, "invalid adaptive setting: {what}"),
             Error::SingularJacobian { phase } => write!(
                 f,
                 "singular Newton matrix in the {phase:?} solve: the constraints lost rank or the Lagrangian is not regular here"

@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 use nalgebra::SVector;
 
 use crate::error::Error;
-use crate::linalg::vector::max_abs;
+use crate::linalg::vector::{max_abs, scaled_distance};
 use crate::method::{Method, Run};
 use crate::model::{dae, hamiltonian, Inputs, Lagrangian, Model, Odae, State};
 use crate::options::{Options, StepStats};
@@ -45,6 +45,14 @@ pub trait Advance<Sys, const M: usize, const K: usize>: Sized {
     fn residual(sys: &Sys, state: &Self) -> (f64, f64);
     /// The constraint multipliers consistent with `state`.
     fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error>;
+    /// The state's time.
+    fn time(&self) -> f64;
+    /// Sets the state's time (the adaptive drivers land exactly on their end time).
+    fn set_time(&mut self, t: f64);
+    /// `max_i |a_i − b_i| / (atol + rtol · max(|a_i|, |b_i|))` over the components the
+    /// adaptive drivers control: coordinates and velocities (momenta; `y` and `z` for DAE
+    /// states, whose multipliers are not controlled).
+    fn scaled_distance(a: &Self, b: &Self, rtol: f64, atol: f64) -> f64;
 }
 
 /// The step of a Lagrangian model, as a visitor of the method's scheme.
@@ -103,6 +111,15 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> A
     }
     fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error> {
         multipliers::lagrangian(sys, state)
+    }
+    fn time(&self) -> f64 {
+        self.t
+    }
+    fn set_time(&mut self, t: f64) {
+        self.t = t;
+    }
+    fn scaled_distance(a: &Self, b: &Self, rtol: f64, atol: f64) -> f64 {
+        scaled_distance(&a.q, &b.q, rtol, atol).max(scaled_distance(&a.v, &b.v, rtol, atol))
     }
 }
 
@@ -325,6 +342,16 @@ macro_rules! dae_advance {
                     lambda: multipliers::odae(sys, &state.point())?,
                     psi: SVector::zeros(),
                 })
+            }
+            fn time(&self) -> f64 {
+                self.t
+            }
+            fn set_time(&mut self, t: f64) {
+                self.t = t;
+            }
+            fn scaled_distance(a: &Self, b: &Self, rtol: f64, atol: f64) -> f64 {
+                let (a, b): (Point<N, M>, Point<N, M>) = (a.point(), b.point());
+                scaled_distance(&a.y, &b.y, rtol, atol).max(scaled_distance(&a.z, &b.z, rtol, atol))
             }
         }
     };

@@ -12,7 +12,8 @@
 //! * [`step`]: the step families over one shared assembly of the stage equations, and the
 //!   choice of step for a model and a scheme;
 //! * [`method`]: the method types users choose ([`GaussLobatto`], …);
-//! * [`integrator`]: the [`Integrator`].
+//! * [`integrator`]: the [`Integrator`];
+//! * [`simulate`]: error estimates, adaptive steps, dense output and events over it.
 //!
 //! `docs/architecture.md` in the repository follows one step through these layers.
 #![no_std]
@@ -29,6 +30,7 @@ pub mod math;
 pub mod method;
 pub mod model;
 pub mod options;
+pub mod simulate;
 pub mod step;
 pub mod tableau;
 
@@ -47,6 +49,7 @@ pub use model::blocks::{
 };
 pub use model::{dae, hamiltonian, state, Inputs, Lagrangian, Model, Odae, State};
 pub use options::{Options, StepStats};
+pub use simulate::{AdvanceStats, ErrorEstimate};
 pub use step::jacobian::StepJacobian;
 pub use step::local_model::{
     self, LocalModelJacobians, LocalModelOde, LocalModelStats, Rklm, Srklm,

@@ -32,16 +32,50 @@ pub struct Options {
     /// Converged results agree with full Newton's to round-off. `false`: full Newton
     /// throughout. Default `true`.
     pub simplified_newton: bool,
+    /// Relative tolerance of the adaptive drivers ([`crate::Integrator::advance_to`]): a step
+    /// is accepted when its estimated local error in every component `y_i` of the state
+    /// (coordinates and velocities; momenta for Hamiltonian models; `y` and `z` for DAE
+    /// models) is at most `atol + rtol · |y_i|`. Fixed steps ignore it. Default `1e-6`.
+    pub rtol: f64,
+    /// Absolute tolerance of the adaptive drivers, in the units of each component (see
+    /// [`Options::rtol`]). Default `1e-6`.
+    pub atol: f64,
+    /// Smallest step size `|h|` the adaptive drivers may take before they give up with
+    /// [`crate::Error::StepSizeTooSmall`]; `0.0` means the round-off floor
+    /// `1e-12 · max(1, |t|)`. Default `0.0`.
+    pub min_step: f64,
+    /// Largest step size `|h|` the adaptive drivers may take. Default `f64::INFINITY`.
+    pub max_step: f64,
+    /// Steps (accepted and rejected) one call of an adaptive driver may take before it stops
+    /// with [`crate::Error::TooManySteps`], leaving the state at the last accepted step.
+    /// Default `1_000_000`.
+    pub max_steps: u32,
+}
+
+impl Options {
+    /// The defaults, as a constant (usable in `const` items: `..Options::DEFAULT`).
+    ///
+    /// ```
+    /// use spark_runtime::Options;
+    /// const LOOSE: Options = Options { rtol: 1e-4, atol: 1e-4, ..Options::DEFAULT };
+    /// assert_eq!(LOOSE.tolerance, Options::default().tolerance);
+    /// ```
+    pub const DEFAULT: Options = Options {
+        tolerance: 1e-12,
+        max_iterations: 20,
+        consistency_tolerance: 1e-8,
+        simplified_newton: true,
+        rtol: 1e-6,
+        atol: 1e-6,
+        min_step: 0.0,
+        max_step: f64::INFINITY,
+        max_steps: 1_000_000,
+    };
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self {
-            tolerance: 1e-12,
-            max_iterations: 20,
-            consistency_tolerance: 1e-8,
-            simplified_newton: true,
-        }
+        Self::DEFAULT
     }
 }
 

@@ -15,3 +15,22 @@ pub(crate) fn all_finite<const K: usize>(x: &SVector<f64, K>) -> bool {
     }
     sum == 0.0
 }
+
+/// `max_i |a_i − b_i| / (atol + rtol · max(|a_i|, |b_i|))`: the distance of two vectors in
+/// units of a mixed relative/absolute tolerance (NaN if any entry is NaN).
+pub(crate) fn scaled_distance<const K: usize>(
+    a: &SVector<f64, K>,
+    b: &SVector<f64, K>,
+    rtol: f64,
+    atol: f64,
+) -> f64 {
+    let mut d = 0.0f64;
+    for (x, y) in a.iter().zip(b.iter()) {
+        let r = (x - y).abs() / (atol + rtol * x.abs().max(y.abs()));
+        if r.is_nan() {
+            return f64::NAN;
+        }
+        d = d.max(r);
+    }
+    d
+}

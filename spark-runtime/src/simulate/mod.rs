@@ -1,0 +1,21 @@
+//! Simulation with error control: local error estimates, adaptive step sizes, dense output
+//! and events, over any [`crate::Integrator`].
+//!
+//! * [`crate::Integrator::step_with_estimate`]: one step with its estimated local error
+//!   (Richardson extrapolation, `estimate`).
+//! * [`crate::Integrator::advance_to`]: adaptive steps to an end time under
+//!   [`crate::Options::rtol`] / [`crate::Options::atol`], PI control (`controller`).
+//! * [`crate::Integrator::simulate`]: the same for Lagrangian states, with dense output at
+//!   requested times ([`DenseStep`]) and [`Event`]s located to `1e-13 · max(1, |t|)`.
+//!
+//! This layer sits above [`crate::integrator`] and uses only its public step.
+
+mod controller;
+mod dense;
+mod drive;
+mod estimate;
+mod events;
+
+pub use dense::DenseStep;
+pub use drive::{AdvanceStats, ErrorEstimate};
+pub use events::{Direction, Event, Report};
