@@ -58,7 +58,7 @@ mod tests {
         assert!(c.accepted(0.9) < 1.0);
         assert_eq!(c.accepted(0.0), 5.0);
         let r = c.rejected(100.0);
-        assert!(r < 0.9 && r >= 0.2);
+        assert!((0.2..0.9).contains(&r));
         assert_eq!(c.rejected(f64::NAN), 0.2);
         assert_eq!(c.rejected(1e30), 0.2);
     }
