@@ -209,6 +209,14 @@ impl<const K: usize> Factored<K> {
         })
     }
 
+    /// `‖m‖∞ ‖m⁻¹‖∞`, the condition number of `m` (given again: only the inverse is stored).
+    pub(crate) fn condition(&self, m: &SMatrix<f64, K, K>) -> f64 {
+        let norm = |a: &SMatrix<f64, K, K>| {
+            (0..K).fold(0.0f64, |n, r| n.max(a.row(r).iter().map(|x| x.abs()).sum()))
+        };
+        norm(m) * norm(&self.inv)
+    }
+
     /// Overwrites `x` with `m⁻¹ x`.
     pub(crate) fn solve(&self, x: &mut SVector<f64, K>) {
         if self.diagonal {

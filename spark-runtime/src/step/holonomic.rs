@@ -134,9 +134,9 @@ fn exact_correction<
     h: f64,
     it: &StageIterate<'_, N, M, S>,
     gq0: &SMatrix<f64, M, N>,
-    rv: &mut [SVector<f64, N>; S],
-    rmu: &mut [SVector<f64, M>; S],
-) -> Result<(), lu::Singular> {
+    (rv, rmu): (&mut [SVector<f64, N>; S], &mut [SVector<f64, M>; S]),
+    noise: (f64, f64),
+) -> Result<f64, lu::Singular> {
     let st = tab.s_tilde;
     let k_len = <StageLayout<N, M, S> as Layout>::LEN;
     let dyns: [DynamicsJacobian<N>; S] =
@@ -179,7 +179,51 @@ fn exact_correction<
             rmu[i][l] = rhs.1[i][l];
         }
     }
-    Ok(())
+    // The accuracy the iteration can attain: the rounding of the residual rows (`noise.0` in
+    // the momentum rows, `noise.1` in the constraint rows), propagated through the solve, with
+    // two sign patterns (a cheap stand-in for the worst case).
+    let mut attainable = 0.0f64;
+    for alternate in [false, true] {
+        let mut e = <StageLayout<N, M, S> as Layout>::fill(0.0);
+        let mut sign = 1.0;
+        for i in 0..S {
+            for a in 0..N {
+                e.0[i][a] = sign * noise.0;
+                if alternate {
+                    sign = -sign;
+                }
+            }
+            for l in 0..M {
+                e.1[i][l] = sign * noise.1;
+                if alternate {
+                    sign = -sign;
+                }
+            }
+        }
+        lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut e), k_len);
+        for i in 0..S {
+            for a in 0..N {
+                attainable = attainable.max(e.0[i][a].abs());
+            }
+        }
+    }
+    Ok(attainable)
+}
+
+/// Factor on the propagated rounding of the residual below which a full-Newton update that no
+/// longer contracts counts as converged: near a configuration where the constraints lose
+/// rank (a linkage's change point) rounding is amplified by the conditioning, and asking for
+/// more than it allows makes the iteration stall above the tolerance.
+const ATTAINABLE_MARGIN: f64 = 8.0;
+
+/// A full-Newton stage solve whose attainable accuracy is this many times worse than the
+/// tolerance fails with [`Error::SingularJacobian`] instead of returning a step it cannot
+/// resolve (tested on the parallelogram four-bar at its change point, `tests/four_bar.rs`).
+const ILL_CONDITIONED: f64 = 1e4;
+
+/// The relative accuracy of a solve with a matrix of condition number `condition`.
+fn attainable(condition: f64) -> f64 {
+    f64::EPSILON * condition.max(64.0)
 }
 
 /// The converged stage solve, reduced to what the end point needs.
@@ -528,6 +572,9 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                             rv[i] = -rho;
                             rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
                         }
+                        // Condition estimate of the Newton matrix (full Newton): rounding in the
+                        // residual is amplified by it, so it sets the attainable accuracy.
+                        let mut attainable = 0.0f64;
                         if let Some(approx) = approx {
                             approx.solve(tab, &mut rv, &mut rmu);
                         } else {
@@ -539,8 +586,27 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                                 vs: &vs,
                                 mu: &mu,
                             };
-                            exact_correction(tab, sys, h, &stages, gq0, &mut rv, &mut rmu)
-                                .map_err(|_| monitor.singular())?;
+                            // Rounding of the momentum rows (the largest of their terms) and of
+                            // the constraint rows g/h (|q| ε |G| / h).
+                            let momentum = pf.iter().fold(max_abs(&p0), |m, x| {
+                                m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
+                            });
+                            let noise = (
+                                f64::EPSILON
+                                    * (momentum
+                                        + reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)))),
+                                f64::EPSILON * (1.0 + max_abs(&q0)) * gq0.amax() * inv_h.abs(),
+                            );
+                            attainable = exact_correction(
+                                tab,
+                                sys,
+                                h,
+                                &stages,
+                                gq0,
+                                (&mut rv, &mut rmu),
+                                noise,
+                            )
+                            .map_err(|_| monitor.singular())?;
                         }
                         let mut delta = 0.0f64;
                         for i in 0..S {
@@ -554,7 +620,14 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                             continue;
                         }
                         let unit = tolerance(simplified) * vscale;
-                        let noise = 64.0 * f64::EPSILON * (vscale + position_noise);
+                        if ATTAINABLE_MARGIN * attainable > ILL_CONDITIONED * unit {
+                            // Rounding alone moves the solution by far more than the tolerance:
+                            // the constraints (nearly) lost rank, and the step equations have
+                            // several nearby solutions; whichever Newton finds is not to be trusted.
+                            return Err(monitor.singular());
+                        }
+                        let noise = (64.0 * f64::EPSILON * (vscale + position_noise))
+                            .max(ATTAINABLE_MARGIN * attainable);
                         if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                             converged = true;
                         } else if simplified && monitor.is_slow() {
@@ -615,6 +688,12 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                     v1 += dv;
                     mu_end += dmu;
                     let delta = max_abs(&dv);
+                    // The Schur complement is built with G and W at the end point in both
+                    // iterations: its conditioning bounds what either can resolve.
+                    let condition = matrix.as_ref().map_or(1.0, EndMatrix::condition);
+                    if attainable(condition) > ILL_CONDITIONED * tolerance(false) {
+                        return Err(monitor.singular());
+                    }
                     if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
                         // Linear equations and the exact matrix: this one step solves them.
                         return Ok(((v1, Kp::end(&mu_end)), 1));
@@ -624,7 +703,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                         return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
                     }
                     let unit = tolerance(simplified) * vscale;
-                    let noise = 64.0 * f64::EPSILON * vscale;
+                    let noise = attainable(condition) * vscale;
                     if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                         return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
                     } else if simplified && monitor.is_slow() {

@@ -150,6 +150,10 @@ pub(crate) struct EndMatrix<const N: usize, const M: usize> {
     /// `L⁻¹ w Gᵀ`.
     x: SMatrix<f64, N, M>,
     schur: Factored<M>,
+    /// Condition number of the Schur complement `W L⁻¹ w Gᵀ`: near a configuration where the
+    /// constraints lose rank it grows like `1/σ_min(G)²`, and with it the rounding error of
+    /// the solve.
+    condition: f64,
 }
 
 impl<const N: usize, const M: usize> EndMatrix<N, M> {
@@ -162,8 +166,20 @@ impl<const N: usize, const M: usize> EndMatrix<N, M> {
         wv: &SMatrix<f64, M, N>,
     ) -> Result<Self, Singular> {
         let x = mass.apply(&(g.transpose() * weight));
-        let schur = Factored::new(&(wv * x))?;
-        Ok(Self { wv: *wv, x, schur })
+        let s = wv * x;
+        let schur = Factored::new(&s)?;
+        let condition = schur.condition(&s);
+        Ok(Self {
+            wv: *wv,
+            x,
+            schur,
+            condition,
+        })
+    }
+
+    /// The Schur complement's condition number (see the field).
+    pub(crate) fn condition(&self) -> f64 {
+        self.condition
     }
 
     /// Overwrites `(rv, rmu)` with the solution; `mass` must be the factors it was built with.
