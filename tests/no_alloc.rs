@@ -208,3 +208,43 @@ fn step_jacobians_and_tangent_bases_allocate_nothing() {
     assert_eq!(after - before, 0, "allocated {} times", after - before);
     assert!(trace.is_finite());
 }
+
+#[test]
+fn adaptive_steps_dense_output_and_events_allocate_nothing() {
+    use spark::simulate::{Direction, Event, Report};
+    let o = spark::Options {
+        rtol: 1e-8,
+        atol: 1e-8,
+        ..spark::Options::default()
+    };
+    let mut sim =
+        Integrator::<DoublePendulum, GaussLobatto<2>>::new(DoublePendulum::default(), 0.01)
+            .unwrap()
+            .with_options(o);
+    let mut s = State::new(0.0, [1.0, 0.0, 1.0, -1.0], [0.0; 4]);
+    let outputs: [f64; 50] = core::array::from_fn(|k| 0.1 * (k + 1) as f64);
+    let crossing = |s: &State<4>| s.q[2];
+    let events = [Event {
+        function: &crossing,
+        direction: Direction::Either,
+        terminal: false,
+    }];
+    let (mut seen_outputs, mut seen_events) = (0, 0);
+    let before = allocations();
+    WATCHED.with(|w| w.set(true));
+    let advanced = sim.advance_to(&mut s, 1.0).unwrap();
+    let simulated = sim
+        .simulate(&mut s, 6.0, &outputs, &events, |r| match r {
+            Report::Output(_) => seen_outputs += 1,
+            Report::Event { .. } => seen_events += 1,
+        })
+        .unwrap();
+    WATCHED.with(|w| w.set(false));
+    let after = allocations();
+    assert_eq!(after - before, 0, "allocated {} times", after - before);
+    // The runs did work: steps taken, every output in [1, 5] reported, the lower bob crossed
+    // x2 = 0.
+    assert!(advanced.accepted > 10 && simulated.accepted > 10);
+    assert_eq!(seen_outputs, outputs.iter().filter(|&&t| t >= 1.0).count());
+    assert!(seen_events > 0, "{simulated:?}");
+}
