@@ -452,3 +452,91 @@ fn failures_keep_the_accepted_work_and_bad_settings_are_refused() {
     ));
     assert_eq!(s, pendulum_start());
 }
+
+/// Max of |E − E0|/E0 over the first and the last tenth of a run of `n` samples.
+fn energy_ends(samples: &[f64]) -> (f64, f64) {
+    let n = samples.len() / 10;
+    let max = |c: &[f64]| c.iter().fold(0.0f64, |m, x| m.max(*x));
+    (max(&samples[..n]), max(&samples[samples.len() - n..]))
+}
+
+#[test]
+fn reversible_steps_keep_the_energy_free_of_drift() {
+    use spark::simulate::Reversible;
+    // Near the separatrix: through the bottom with 99.9 % of the speed that reaches the top.
+    let start = State::new(0.0, [0.0, -1.0], [0.999 * 2.0 * 9.81f64.sqrt(), 0.0]);
+    let t_end = 300.0;
+    let mut sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    let e0 = sim.energy(&start);
+    let mut s = start;
+    let mut control = Reversible::new(0.06, 0.3);
+    let (mut shortest, mut longest) = (f64::INFINITY, 0.0f64);
+    let mut reversible = Vec::new();
+    while s.t < t_end {
+        let h = sim.step_reversible(&mut s, &mut control).unwrap();
+        assert_eq!(h, sim.step_size());
+        shortest = shortest.min(h);
+        longest = longest.max(h);
+        reversible.push(((sim.energy(&s) - e0) / e0).abs());
+        let (g, gv) = sim.constraint_residual(&s);
+        assert!(g < 1e-12 && gv < 1e-12);
+    }
+    // The same with error-controlled steps, sampled every 0.5.
+    let o = Options {
+        rtol: 1e-6,
+        atol: 1e-6,
+        ..Options::default()
+    };
+    let mut pi = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01)
+        .unwrap()
+        .with_options(o);
+    let mut a = start;
+    let mut controlled = Vec::new();
+    let mut accepted = 0;
+    for k in 1..=600 {
+        accepted += pi.advance_to(&mut a, 0.5 * k as f64).unwrap().accepted;
+        controlled.push(((pi.energy(&a) - e0) / e0).abs());
+    }
+    let (r0, r1) = energy_ends(&reversible);
+    let (c0, c1) = energy_ends(&controlled);
+    eprintln!(
+        "reversible: {} steps from {shortest:.2e} to {longest:.2e}, energy error {r0:.2e} -> {r1:.2e}; \
+         error control: {} half steps, {c0:.2e} -> {c1:.2e}",
+        reversible.len(),
+        2 * accepted
+    );
+    assert!(longest > 10.0 * shortest, "the steps did not adapt");
+    assert!(
+        r1 < 1.5 * r0 && r1 < 1e-5,
+        "energy drifted: {r0:e} -> {r1:e}"
+    );
+}
+
+#[test]
+fn reversible_control_rejects_bad_settings_and_keeps_the_state() {
+    use spark::simulate::Reversible;
+    let mut sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    let mut s = State::new(0.0, [0.0, -1.0], [1.0, 0.0]);
+    let before = s;
+    for bad in [
+        Reversible::new(0.0, 0.3),
+        Reversible::new(f64::NAN, 0.3),
+        Reversible::new(0.05, -1.0),
+    ] {
+        let mut c = bad;
+        assert!(matches!(
+            sim.step_reversible(&mut s, &mut c),
+            Err(Error::InvalidTolerance { .. })
+        ));
+        assert_eq!(s, before);
+        assert_eq!(format!("{c:?}"), format!("{bad:?}"));
+    }
+    // A step the Newton iteration cannot take (100 rad of arc per step) fails and keeps the
+    // state, the control and the step size.
+    let mut c = Reversible::new(100.0, 0.3);
+    assert!(sim.step_reversible(&mut s, &mut c).is_err());
+    assert_eq!(
+        (s, c, sim.step_size()),
+        (before, Reversible::new(100.0, 0.3), 0.01)
+    );
+}

@@ -7,6 +7,8 @@
 //!   [`crate::Options::rtol`] / [`crate::Options::atol`], PI control (`controller`).
 //! * [`crate::Integrator::simulate`]: the same for Lagrangian states, with dense output at
 //!   requested times ([`DenseStep`]) and [`Event`]s located to `1e-13 · max(1, |t|)`.
+//! * [`crate::Integrator::step_reversible`]: variable steps that keep a symmetric method's
+//!   energy free of drift ([`Reversible`], Hairer and Söderlind's reversible control).
 //!
 //! This layer sits above [`crate::integrator`] and uses only its public step.
 
@@ -15,7 +17,9 @@ mod dense;
 mod drive;
 mod estimate;
 mod events;
+pub mod reversible;
 
 pub use dense::DenseStep;
 pub use drive::{AdvanceStats, ErrorEstimate};
 pub use events::{Direction, Event, Report};
+pub use reversible::Reversible;

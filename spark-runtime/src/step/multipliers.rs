@@ -53,6 +53,17 @@ pub(crate) fn lagrangian<Sys, const N: usize, const M: usize, const K: usize>(
 where
     Sys: Lagrangian<N, M, K>,
 {
+    accelerations(sys, state).map(|(_, m)| m)
+}
+
+/// The acceleration `a = q''` of the system above, with the multipliers.
+pub(crate) fn accelerations<Sys, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Result<(SVector<f64, N>, Multipliers<M, K>), Error>
+where
+    Sys: Lagrangian<N, M, K>,
+{
     if !state.is_finite() {
         return Err(Error::NonFiniteState);
     }
@@ -72,7 +83,7 @@ where
         centered(&|s| sys.nonholonomic_constraints(s, &q, &v)[l])
     });
     let top = d.f - d.lvq * v - lvt;
-    let (_, lambda, psi) = solve_saddle2(
+    let (a, lambda, psi) = solve_saddle2(
         &d.lvv,
         &hidden.gq,
         &nh.kv,
@@ -81,8 +92,8 @@ where
         &(-(nh.kq * v) - kt),
     )
     .map_err(singular)?;
-    if finite(&lambda) && finite(&psi) {
-        Ok(Multipliers { lambda, psi })
+    if finite(&a) && finite(&lambda) && finite(&psi) {
+        Ok((a, Multipliers { lambda, psi }))
     } else {
         Err(Error::NonFiniteState)
     }
