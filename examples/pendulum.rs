@@ -10,16 +10,7 @@ use spark::{GaussLobatto, Integrator, Method, State};
 
 include!("models/plot.rs");
 
-spark::mechanics! {
-    /// Planar pendulum in Cartesian coordinates.
-    pub struct Pendulum {
-        coordinates: [x, y],
-        velocities: [vx, vy],
-        parameters: [m = 1.0, l = 1.0, g = 9.81],
-        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
-        holonomic: [x.powi(2) + y.powi(2) - l.powi(2)],
-    }
-}
+include!("models/pendulum.rs");
 
 /// Energy error `E(t) − E(0)` every step of a run of `steps` steps of size `h`.
 fn energy_error<Meth: Method>(h: f64, steps: usize) -> Result<Vec<(f64, f64)>, spark::Error> {

@@ -17,16 +17,7 @@ use plotters::style::RGBColor;
 use spark::simulate::Reversible;
 use spark::{GaussLobatto, Integrator, Options, State};
 
-spark::mechanics! {
-    /// A unit pendulum in Cartesian coordinates.
-    struct Pendulum {
-        coordinates: [x, y],
-        velocities: [vx, vy],
-        parameters: [g = 9.81],
-        lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - g * y,
-        holonomic: [x.powi(2) + y.powi(2) - 1.0],
-    }
-}
+include!("models/pendulum.rs");
 
 const T_END: f64 = 1000.0;
 const SAMPLES: usize = 400;

@@ -14,16 +14,7 @@ use plotters::style::RGBColor;
 use spark::simulate::{Direction, Event, Report};
 use spark::{GaussLobatto, Integrator, Options, State};
 
-spark::mechanics! {
-    /// A unit pendulum in Cartesian coordinates.
-    struct Pendulum {
-        coordinates: [x, y],
-        velocities: [vx, vy],
-        parameters: [g = 9.81],
-        lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - g * y,
-        holonomic: [x.powi(2) + y.powi(2) - 1.0],
-    }
-}
+include!("models/pendulum.rs");
 
 const WALL: f64 = 0.3;
 const RESTITUTION: f64 = 0.8;

@@ -11,16 +11,7 @@ include!("../examples/models/skate.rs");
 use spark::simulate::{Direction, Event, Report};
 use spark::{Emprk, Error, GaussLobatto, Integrator, Method, Options, State};
 
-spark::mechanics! {
-    /// Planar pendulum in Cartesian coordinates.
-    pub struct Pendulum {
-        coordinates: [x, y],
-        velocities: [vx, vy],
-        parameters: [m = 1.0, l = 1.0, g = 9.81],
-        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
-        holonomic: [x.powi(2) + y.powi(2) - l.powi(2)],
-    }
-}
+include!("../examples/models/pendulum.rs");
 
 spark::mechanics! {
     /// The same pendulum as a Hamiltonian system.
