@@ -25,6 +25,8 @@ mod model;
 mod parse;
 #[path = "../src/sym/mod.rs"]
 mod sym;
+#[path = "../src/unroll.rs"]
+mod unroll;
 
 use std::time::Instant;
 

@@ -10,10 +10,11 @@ use crate::sym::{self, Arena, Id};
 
 /// The whole expansion of one `mechanics!` invocation.
 pub fn expand(input: TokenStream) -> TokenStream {
-    let parsed: ModelInput = match syn::parse2(input.clone()) {
+    let mut parsed: ModelInput = match syn::parse2(input.clone()) {
         Ok(p) => p,
         Err(e) => return parse::fallback(input, e),
     };
+    crate::unroll::apply(&mut parsed);
     match crate::model::build(parsed) {
         Ok(model) => emit_model(model),
         Err(failed) => {
@@ -361,8 +362,9 @@ fn emit_header(model: &Model) -> TokenStream {
     let attrs = &model.attrs;
     let rt = quote!(::spark::__private::runtime);
 
-    let coords: Vec<String> = model.coords.iter().map(|c| c.to_string()).collect();
-    let vels: Vec<String> = model.vels.iter().map(|c| c.to_string()).collect();
+    let shown = |c: &syn::Ident| crate::unroll::display(&c.to_string());
+    let coords: Vec<String> = model.coords.iter().map(shown).collect();
+    let vels: Vec<String> = model.vels.iter().map(shown).collect();
     let decl = emit_struct(&StructDecl {
         attrs,
         vis,

@@ -1,6 +1,7 @@
 //! The `mechanics!` macro of spark.
 //!
-//! Pipeline: `parse` (syn, the DSL surface) → `model` (names resolved, expressions lowered
+//! Pipeline: `parse` (syn, the DSL surface) → `unroll` (arrays, loops, constants and helpers
+//! rewritten into named scalars) → `model` (names resolved, expressions lowered
 //! into the symbolic arena, all checks) → `expand` (derivatives and straight-line code).
 //! Everything below the entry point works on `proc_macro2` so it can be unit-tested.
 
@@ -14,6 +15,7 @@ mod lower;
 mod model;
 mod parse;
 mod sym;
+mod unroll;
 
 /// Defines a mechanical model: a struct holding its parameters, and the derivative code the
 /// spark runtime needs to integrate it. Use it as `spark::mechanics!`: the generated code

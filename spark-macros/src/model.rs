@@ -377,12 +377,14 @@ fn parameters(cx: &mut Ctxt, decls: &[ParameterDecl]) -> Vec<Param> {
 /// Checks `input` and lowers it. On error, returns the errors and what a stub needs.
 pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     let mut cx = Ctxt::default();
+    // Constants and helpers were consumed by `unroll` (whose errors are among `errors`).
     let ModelInput {
         attrs,
         vis,
         name,
         fields,
         errors,
+        ..
     } = input;
     for e in errors {
         cx.push(e);
@@ -394,6 +396,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     let empty = |span| NameList {
         span,
         names: Vec::new(),
+        sizes: Vec::new(),
     };
     if !fields.given("coordinates") {
         cx.error_help(
@@ -521,7 +524,11 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
     };
     let stub_names = |list: &NameList| -> Vec<String> {
         (0..stub_n)
-            .map(|i| list.names.get(i).map_or_else(String::new, Ident::to_string))
+            .map(|i| {
+                list.names
+                    .get(i)
+                    .map_or_else(String::new, |n| crate::unroll::display(&n.to_string()))
+            })
             .collect()
     };
     let stub_holonomic = fields.holonomic.as_ref().map_or(0, |h| h.exprs.len());

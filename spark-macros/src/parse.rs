@@ -37,6 +37,10 @@ pub const FIELD_NAMES: &[&str] = &[
 
 /// `$(#[attr])* $vis struct $Name { $($field: $value),* $(,)? }`
 pub struct ModelInput {
+    /// `const N: usize = ...;` items before the struct (see `unroll`).
+    pub consts: Vec<syn::ItemConst>,
+    /// `fn f(a: f64) -> f64 { ... }` items before the struct (see `unroll`).
+    pub helpers: Vec<syn::ItemFn>,
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
@@ -69,10 +73,13 @@ pub enum FieldValue {
     Invalid,
 }
 
-/// `[$($name),*]`, with the span of the brackets for errors about the list as a whole.
+/// `[$($name $([$size])?),*]`, with the span of the brackets for errors about the list as a
+/// whole. `sizes[i]` is the array size written after `names[i]` (`x[N]`); `unroll` replaces
+/// each array by its elements and empties `sizes`.
 pub struct NameList {
     pub span: Span,
     pub names: Vec<Ident>,
+    pub sizes: Vec<Option<Expr>>,
 }
 
 /// `[$($expr),*]`.
@@ -165,11 +172,31 @@ impl FieldValue {
                     "inputs" => "an input name such as `u`",
                     _ => "a multiplier name such as `lambda`",
                 };
-                let (span, names) = bracketed_list(input, errors, |i, _| {
-                    i.parse::<Ident>()
-                        .map_err(|e| syn::Error::new(e.span(), format!("expected {what}")))
+                let arrays_allowed = !matches!(key.to_string().as_str(), "inputs");
+                let (span, items) = bracketed_list(input, errors, |i, _| {
+                    let name = i
+                        .parse::<Ident>()
+                        .map_err(|e| syn::Error::new(e.span(), format!("expected {what}")))?;
+                    let size = if i.peek(syn::token::Bracket) {
+                        let content;
+                        let brackets = bracketed!(content in i);
+                        if !arrays_allowed {
+                            return Err(syn::Error::new(
+                                brackets.span.join(),
+                                with_help(
+                                    "inputs cannot be arrays",
+                                    "declare each input by name: they become struct fields",
+                                ),
+                            ));
+                        }
+                        Some(content.parse::<Expr>()?)
+                    } else {
+                        None
+                    };
+                    Ok((name, size))
                 })?;
-                FieldValue::Names(NameList { span, names })
+                let (names, sizes) = items.into_iter().unzip();
+                FieldValue::Names(NameList { span, names, sizes })
             }
             "parameters" => FieldValue::Parameters(
                 bracketed_list(input, errors, ParameterDecl::parse_recovering)?.1,
@@ -246,6 +273,19 @@ fn parse_field(input: ParseStream, errors: &mut Vec<syn::Error>) -> Option<Field
 
 impl Parse for ModelInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        // Constants and helpers come first; each may carry attributes (doc comments).
+        let (mut consts, mut helpers) = (Vec::new(), Vec::new());
+        loop {
+            let fork = input.fork();
+            fork.call(Attribute::parse_outer)?;
+            if fork.peek(Token![const]) {
+                consts.push(input.parse::<syn::ItemConst>()?);
+            } else if fork.peek(Token![fn]) {
+                helpers.push(input.parse::<syn::ItemFn>()?);
+            } else {
+                break;
+            }
+        }
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
         if !input.peek(Token![struct]) {
@@ -293,6 +333,8 @@ impl Parse for ModelInput {
             )));
         }
         Ok(Self {
+            consts,
+            helpers,
             attrs,
             vis,
             name,
