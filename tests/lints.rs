@@ -158,3 +158,29 @@ mod other_forms {
         assert_eq!((DrivenH::INPUTS, DrivenDae::INPUTS), (1, 1));
     }
 }
+
+mod arrays {
+    spark::mechanics! {
+        const N: usize = 3;
+        /// Squared length.
+        fn norm2(a: f64, b: f64) -> f64 { a.powi(2) + b.powi(2) }
+        /// A planar chain written with arrays, loops, constants, helpers and parameter arrays.
+        pub struct ArrayChain {
+            coordinates: [x[N], y[N]],
+            velocities: [vx[N], vy[N]],
+            parameters: [m[N] = 1.0, l[N], g = 9.81, c = 0.1],
+            lagrangian: (0..N).map(|i| m[i] * (0.5 * norm2(vx[i], vy[i]) - g * y[i])).sum::<f64>(),
+            dissipation: 0.5 * c * (0..N).map(|i| norm2(vx[i], vy[i])).sum::<f64>(),
+            holonomic: [
+                x[0].hypot(y[0]) - l[0],
+                for i in 1..N { hypot(x[i] - x[i - 1], y[i] - y[i - 1]) - l[i] },
+            ],
+        }
+    }
+
+    #[test]
+    fn arrays_expand_lint_free() {
+        assert_eq!(ArrayChain::PARAMETERS, 8);
+        assert_eq!(ArrayChain::COORDINATE_NAMES[3], "y[0]");
+    }
+}

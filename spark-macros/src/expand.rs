@@ -106,7 +106,11 @@ struct Body {
 
 fn body(model: &Model, outputs: &[Id]) -> Body {
     let vars = model.vars;
-    let params: Vec<_> = model.params.iter().map(|p| p.name.clone()).collect();
+    let params: Vec<TokenStream> = model
+        .params
+        .iter()
+        .map(crate::model::Param::access)
+        .collect();
     let var_expr = move |i: usize| -> TokenStream {
         if i == Vars::TIME {
             return quote!(t);
@@ -121,8 +125,7 @@ fn body(model: &Model, outputs: &[Id]) -> Body {
         }
         let k = k - vars.n;
         if k < vars.params {
-            let p = &params[k];
-            return quote!(self.#p);
+            return params[k].clone();
         }
         let k = k - vars.params;
         quote!(mu[#k])
@@ -376,15 +379,23 @@ fn emit_header(model: &Model) -> TokenStream {
         vels: &vels,
         stub: false,
     });
-    let param_names: Vec<_> = model.params.iter().map(|p| p.name.clone()).collect();
-    let param_strs: Vec<String> = param_names.iter().map(|c| c.to_string()).collect();
+    let param_reads: Vec<TokenStream> = model
+        .params
+        .iter()
+        .map(crate::model::Param::access)
+        .collect();
+    let param_strs: Vec<String> = model
+        .params
+        .iter()
+        .map(|p| crate::unroll::display(&p.name.to_string()))
+        .collect();
 
     quote! {
         #decl
 
         impl #rt::Model for #name {
             fn first_non_finite_parameter(&self) -> ::core::option::Option<&'static str> {
-                #( if !self.#param_names.is_finite() { return ::core::option::Option::Some(#param_strs); } )*
+                #( if !#param_reads.is_finite() { return ::core::option::Option::Some(#param_strs); } )*
                 ::core::option::Option::None
             }
         }
@@ -919,19 +930,50 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         vels,
         stub,
     } = *d;
-    let field_names: Vec<&syn::Ident> = params.iter().map(|p| &p.name).collect();
-    let field_docs: Vec<String> = params
-        .iter()
-        .map(|p| match (p.input, p.default) {
-            (true, _) => format!(
-                "Input `{}`: held constant over each step (zero-order hold); `0.0` by default. \
-                 Set it between steps with `Integrator::system_mut`.",
-                p.name
-            ),
-            (false, Some(x)) => format!("Parameter `{}` (default `{x:?}`).", p.name),
-            (false, None) => format!("Parameter `{}`.", p.name),
-        })
-        .collect();
+    // One struct field per scalar parameter or input, and one `[f64; N]` per parameter array
+    // (its elements are consecutive): the field's name, type, doc and default value.
+    let mut field_names: Vec<&syn::Ident> = Vec::new();
+    let mut field_types: Vec<TokenStream> = Vec::new();
+    let mut field_docs: Vec<String> = Vec::new();
+    let mut field_defaults: Vec<TokenStream> = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        match &p.element {
+            Some((_, k)) if *k > 0 => {}
+            Some((base, _)) => {
+                let elements: Vec<_> = params[i..]
+                    .iter()
+                    .take_while(|e| matches!(&e.element, Some((b, _)) if b == base))
+                    .collect();
+                let len = elements.len();
+                let values = elements.iter().map(|e| e.default.unwrap_or(0.0));
+                field_names.push(base);
+                field_types.push(quote!([f64; #len]));
+                field_docs.push(match p.default {
+                    Some(x) => format!(
+                        "Parameters `{base}[0]` .. `{base}[{}]` (default `{x:?}`).",
+                        len - 1
+                    ),
+                    None => format!("Parameters `{base}[0]` .. `{base}[{}]`.", len - 1),
+                });
+                field_defaults.push(quote!([#(#values),*]));
+            }
+            None => {
+                field_names.push(&p.name);
+                field_types.push(quote!(f64));
+                field_docs.push(match (p.input, p.default) {
+                    (true, _) => format!(
+                        "Input `{}`: held constant over each step (zero-order hold); `0.0` by default. \
+                         Set it between steps with `Integrator::system_mut`.",
+                        p.name
+                    ),
+                    (false, Some(x)) => format!("Parameter `{}` (default `{x:?}`).", p.name),
+                    (false, None) => format!("Parameter `{}`.", p.name),
+                });
+                let value = p.default.unwrap_or(0.0);
+                field_defaults.push(quote!(#value));
+            }
+        }
+    }
     let has_doc = attrs.iter().any(|a| a.path().is_ident("doc"));
     let default_doc = if has_doc {
         quote!()
@@ -943,10 +985,9 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         a.path().is_ident("derive") && a.meta.to_token_stream().to_string().contains("Default")
     });
     let default_impl = if !user_derives_default && params.iter().all(|p| p.default.is_some()) {
-        let values = params.iter().map(|p| p.default.unwrap_or(0.0));
         quote! {
             impl ::core::default::Default for #name {
-                fn default() -> Self { Self { #(#field_names: #values),* } }
+                fn default() -> Self { Self { #(#field_names: #field_defaults),* } }
             }
         }
     } else {
@@ -961,7 +1002,7 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         params
             .iter()
             .filter(|p| p.input == input)
-            .map(|p| p.name.to_string())
+            .map(|p| crate::unroll::display(&p.name.to_string()))
             .collect()
     };
     let (param_strs, input_strs) = (names(false), names(true));
@@ -972,7 +1013,7 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         #allow
         #[derive(Clone, Copy, Debug, PartialEq)]
         #vis struct #name {
-            #( #[doc = #field_docs] pub #field_names: f64, )*
+            #( #[doc = #field_docs] pub #field_names: #field_types, )*
         }
 
         #default_impl

@@ -29,6 +29,22 @@ pub struct Param {
     /// An input (`inputs: [...]`, default `0.0`, held constant over a step) rather than a
     /// parameter. Inputs come after the parameters.
     pub input: bool,
+    /// An element of a parameter array (`m[N]`): the array's name and the index; the struct
+    /// has one field `m: [f64; N]` for all of them.
+    pub element: Option<(Ident, usize)>,
+}
+
+impl Param {
+    /// How the generated code reads it: `self.m` or `self.m[k]`.
+    pub fn access(&self) -> proc_macro2::TokenStream {
+        match &self.element {
+            Some((base, k)) => quote::quote!(self.#base[#k]),
+            None => {
+                let name = &self.name;
+                quote::quote!(self.#name)
+            }
+        }
+    }
 }
 
 /// Symbol numbering in the arena: `t`, then coordinates, velocities, parameters (inputs
@@ -369,6 +385,7 @@ fn parameters(cx: &mut Ctxt, decls: &[ParameterDecl]) -> Vec<Param> {
             name: p.name.clone(),
             default,
             input: false,
+            element: p.element.clone(),
         });
     }
     params
@@ -501,6 +518,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
                 name: p.name.clone(),
                 default,
                 input: false,
+                element: p.element.clone(),
             });
         }
     }
@@ -514,6 +532,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
                 name: u.clone(),
                 default: Some(0.0),
                 input: true,
+                element: None,
             });
         }
     }
@@ -587,6 +606,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         name: u.clone(),
         default: Some(0.0),
         input: true,
+        element: None,
     }));
 
     // Symbols. With mismatched lists every name still gets its own variable (the model is

@@ -91,6 +91,10 @@ pub struct ExprList {
 pub struct ParameterDecl {
     pub name: Ident,
     pub default: Option<Expr>,
+    /// `$name[$size]`: an array of parameters (`unroll` replaces it by its elements).
+    pub size: Option<Expr>,
+    /// Set by `unroll` on the elements of an array: the array's name and the index.
+    pub element: Option<(Ident, usize)>,
 }
 
 impl ParameterDecl {
@@ -98,6 +102,13 @@ impl ParameterDecl {
     /// `errors`; the declaration is still returned, so that the name stays declared.
     fn parse_recovering(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Self> {
         let name: Ident = input.parse()?;
+        let size = if input.peek(syn::token::Bracket) {
+            let content;
+            bracketed!(content in input);
+            Some(content.parse::<Expr>()?)
+        } else {
+            None
+        };
         if input.peek(Token![:]) {
             let colon: Token![:] = input.parse()?;
             let ty: syn::Type = input.parse()?;
@@ -115,7 +126,12 @@ impl ParameterDecl {
         } else {
             None
         };
-        Ok(Self { name, default })
+        Ok(Self {
+            name,
+            default,
+            size,
+            element: None,
+        })
     }
 }
 

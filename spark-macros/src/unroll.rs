@@ -6,8 +6,9 @@
 //!   indices and ranges, and as a number in expressions.
 //! * `fn name(a: f64, b: f64) -> f64 { ... }` before the struct: a helper, inlined at each call
 //!   as the block `{ let a = (arg); let b = (arg); body }`.
-//! * `x[N]` in `coordinates`, `velocities`, `momenta`, `inputs`, `variables`, `multipliers`:
-//!   the scalars `x[0]`, ..., `x[N-1]` (named `x__0`, ... inside the expansion).
+//! * `x[N]` in `coordinates`, `velocities`, `momenta`, `variables`, `multipliers`: the
+//!   scalars `x[0]`, ..., `x[N-1]` (named `x__0`, ... inside the expansion); `m[N] = 1.0` in
+//!   `parameters`: the struct field `m: [f64; N]`, each element a parameter.
 //! * `x[i]` in an expression, `i` an integer expression of literals, constants and loop
 //!   variables, checked against the array's size.
 //! * `(a..b).map(|i| e).sum()` (also `sum::<f64>()`, `product()`, `a..=b`): unrolled.
@@ -23,7 +24,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Ident, Lit, Pat, RangeLimits, Stmt, UnOp};
 
-use crate::parse::{FieldValue, ModelInput};
+use crate::parse::{FieldValue, ModelInput, ParameterDecl};
 
 /// How deep helper calls may nest (a helper calling itself would never end).
 const MAX_INLINE_DEPTH: usize = 32;
@@ -93,6 +94,38 @@ pub fn apply(input: &mut ModelInput) {
                 }
             }
             list.names = names;
+        }
+    }
+    for field in &mut input.fields {
+        if let FieldValue::Parameters(decls) = &mut field.value {
+            let mut out = Vec::new();
+            for d in decls.drain(..) {
+                let Some(size) = &d.size else {
+                    out.push(d);
+                    continue;
+                };
+                match cx.int(size) {
+                    Ok(n) if n >= 1 => {
+                        let n = n as usize;
+                        cx.arrays.insert(d.name.to_string(), n);
+                        out.extend((0..n).map(|k| ParameterDecl {
+                            name: element(&d.name, k),
+                            default: d.default.clone(),
+                            size: None,
+                            element: Some((d.name.clone(), k)),
+                        }));
+                    }
+                    Ok(n) => cx.errors.push(syn::Error::new_spanned(
+                        size,
+                        format!(
+                            "the array `{}` has size {n}: it needs at least one element",
+                            d.name
+                        ),
+                    )),
+                    Err(e) => cx.errors.push(e),
+                }
+            }
+            *decls = out;
         }
     }
     for field in &mut input.fields {
