@@ -159,6 +159,8 @@ impl Lowerer<'_> {
                 _ => self.unsupported(&u.op, "this operator", SUPPORTED_SYNTAX),
             },
             Expr::Binary(b) => self.binary(scope, b),
+            // Where `unroll` already reported an error.
+            Expr::Path(p) if p.path.is_ident(crate::unroll::REPORTED) => self.placeholder(),
             Expr::Path(p) => self.path(scope, p),
             Expr::MethodCall(m) => {
                 if let Some(turbofish) = &m.turbofish {

@@ -26,6 +26,10 @@ use syn::{BinOp, Expr, Ident, Lit, Pat, RangeLimits, Stmt, UnOp};
 
 use crate::parse::{FieldValue, ModelInput, ParameterDecl};
 
+/// The name that stands for an expression whose error `unroll` has reported: lowering turns it
+/// into its placeholder, so that no later check reports the same mistake again.
+pub const REPORTED: &str = "__spark_reported";
+
 /// How deep helper calls may nest (a helper calling itself would never end).
 const MAX_INLINE_DEPTH: usize = 32;
 
@@ -451,8 +455,14 @@ impl VisitMut for Unroller {
                 }))
             }),
             Expr::Path(_) => single_ident(e).and_then(|id| {
-                let v = *self.ints.get(&id.to_string())?;
-                Some(Ok(number(v as f64, id.span())))
+                if let Some(v) = self.ints.get(&id.to_string()) {
+                    return Some(Ok(number(*v as f64, id.span())));
+                }
+                let size = self.arrays.get(&id.to_string())?;
+                Some(Err(error(
+                    id,
+                    format!("`{id}` is an array of {size} elements: write one element, `{id}[i]`"),
+                )))
             }),
             Expr::MethodCall(call) if call.method == "hypot" && call.args.len() == 1 => {
                 let (a, b) = (&call.receiver, &call.args[0]);
@@ -474,8 +484,9 @@ impl VisitMut for Unroller {
             None => syn::visit_mut::visit_expr_mut(self, e),
             Some(Err(err)) => {
                 self.errors.push(err);
-                // Leave a harmless value so that lowering reports nothing more here.
-                *e = number(0.0, e.span());
+                // Leave the placeholder, so that lowering reports nothing more here.
+                let id = Ident::new(REPORTED, e.span());
+                *e = syn::parse_quote!(#id);
             }
             Some(Ok(mut new)) => {
                 // The replacement may hold more to unroll (a helper's body, hypot's arguments).

@@ -8,7 +8,7 @@ spark::mechanics! {
         velocities: [vx[N], vy[0]],
         inputs: [u[2]],
         lagrangian: (0..N).map(|i| 0.5 * sq(vx[i])).sum::<f64>() + x[N] + x[k] + x[1.5] + sq(x[0], x[1]),
-        holonomic: [for i in 0..M { x[i] - 1.0 }],
+        holonomic: [for i in 0..M { x[i] - 1.0 }, x - 1.0],
     }
 }
 
