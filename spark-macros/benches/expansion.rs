@@ -59,7 +59,57 @@ fn model_tokens(path: &str) -> Vec<(String, proc_macro2::TokenStream)> {
     out
 }
 
+/// The 3D chain of `n` point masses written with the DSL's arrays (`examples/chain3d.rs`).
+fn chain3d(n: usize) -> proc_macro2::TokenStream {
+    let n = proc_macro2::Literal::usize_unsuffixed(n);
+    quote::quote! {
+        const N: usize = #n;
+        fn norm2(a: f64, b: f64, c: f64) -> f64 { a.powi(2) + b.powi(2) + c.powi(2) }
+        pub struct Chain3d {
+            coordinates: [x[N], y[N], z[N]],
+            velocities: [vx[N], vy[N], vz[N]],
+            parameters: [g = 9.81],
+            lagrangian: (0..N).map(|i| 0.5 * norm2(vx[i], vy[i], vz[i]) - g * z[i]).sum::<f64>(),
+            holonomic: [
+                norm2(x[0], y[0], z[0]) - 1.0,
+                for i in 1..N { norm2(x[i] - x[i - 1], y[i] - y[i - 1], z[i] - z[i - 1]) - 1.0 },
+            ],
+        }
+    }
+}
+
+/// Median of `runs` expansions of `tokens`, in seconds, and the size of the code.
+fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, f64, usize) {
+    let mut times = Vec::new();
+    let mut size = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let out = expand::expand(tokens.clone());
+        times.push(start.elapsed().as_secs_f64());
+        size = out.to_string().len();
+    }
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], times[0], times[times.len() - 1], size)
+}
+
 fn main() {
+    // Growth with the model's size: 3D chains written with arrays (issue 16).
+    let mut points = Vec::new();
+    for n in [5usize, 10, 20, 40, 80] {
+        let runs = if n >= 40 { 5 } else { 11 };
+        let (median, lo, hi, size) = time_expansion(&chain3d(n), runs);
+        println!(
+            "3D chain N = {n}: expansion median {:.1} ms (min {:.1}, max {:.1} over {runs} runs), {size} characters of code",
+            median * 1e3,
+            lo * 1e3,
+            hi * 1e3
+        );
+        points.push((n as f64, median));
+    }
+    for w in points.windows(2) {
+        let slope = (w[1].1 / w[0].1).ln() / (w[1].0 / w[0].0).ln();
+        println!("  growth N = {} -> {}: exponent {slope:.2}", w[0].0, w[1].0);
+    }
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/models/");
     // seven_body.rs: Andrews' squeezing mechanism; chain.rs: the N-link chains (N = 1 .. 16)
     // of the CasADi peer benchmark (docs/performance.md).
