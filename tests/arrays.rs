@@ -3,21 +3,8 @@
 
 use spark::{GaussLobatto, Integrator, State};
 
-spark::mechanics! {
-    const N: usize = 3;
-    fn norm2(a: f64, b: f64, c: f64) -> f64 { a.powi(2) + b.powi(2) + c.powi(2) }
-    /// A 3D chain of N unit point masses on unit rods, hanging from the origin.
-    pub struct Chain {
-        coordinates: [x[N], y[N], z[N]],
-        velocities: [vx[N], vy[N], vz[N]],
-        parameters: [g = 9.81],
-        lagrangian: (0..N).map(|i| 0.5 * norm2(vx[i], vy[i], vz[i]) - g * z[i]).sum::<f64>(),
-        holonomic: [
-            norm2(x[0], y[0], z[0]) - 1.0,
-            for i in 1..N { norm2(x[i] - x[i - 1], y[i] - y[i - 1], z[i] - z[i - 1]) - 1.0 },
-        ],
-    }
-}
+include!("../examples/models/chain3d.rs");
+chain!(Chain, 3);
 
 spark::mechanics! {
     /// The same chain written out.
