@@ -89,7 +89,12 @@ fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, 
         size = out.to_string().len();
     }
     times.sort_by(f64::total_cmp);
-    (times[times.len() / 2], times[0], times[times.len() - 1], size)
+    (
+        times[times.len() / 2],
+        times[0],
+        times[times.len() - 1],
+        size,
+    )
 }
 
 fn main() {
