@@ -113,3 +113,40 @@ fn the_top_keeps_its_energy_and_both_conserved_momenta() {
     // The energy error is bounded and of order 4.
     common::assert_order("heavy top energy error, GL2", 4.0, &hs, &energy_errors);
 }
+
+include!("../examples/models/spatial_double_pendulum.rs");
+
+#[test]
+fn the_spatial_double_pendulum_keeps_energy_and_vertical_momentum() {
+    let p = SpatialDoublePendulum::default();
+    let qa = [0.3f64.cos(), 0.3f64.sin(), 0.0, 0.0];
+    let qb = [0.5f64.cos(), 0.0, 0.5f64.sin(), 0.0];
+    let s0 = sdp_state(&p, qa, qb, [0.5, -1.0, 4.0], [1.5, 0.3, -6.0]);
+    let lz0 = sdp_vertical_momentum(&p, &s0);
+    let hs = [0.01, 0.005, 0.0025];
+    let mut energy_errors = Vec::new();
+    for h in hs {
+        let mut sim = Integrator::<SpatialDoublePendulum, GaussLobatto<2>>::new(p, h).unwrap();
+        let mut s = s0;
+        let e0 = sim.energy(&s);
+        let (mut de, mut dlz) = (0.0f64, 0.0f64);
+        for _ in 0..(5.0 / h).round() as usize {
+            sim.step(&mut s).unwrap();
+            de = de.max((sim.energy(&s) - e0).abs());
+            dlz = dlz.max((sdp_vertical_momentum(&p, &s) - lz0).abs());
+            let (g, gv) = sim.constraint_residual(&s);
+            assert!(g < 1e-12 && gv < 1e-12, "residuals {g:e} {gv:e}");
+        }
+        eprintln!(
+            "spatial double pendulum, h = {h}: max |E − E0| {de:.2e} (E0 {e0:.3}), |Lz − Lz0| {dlz:.2e} (Lz0 {lz0:.3})"
+        );
+        assert!(dlz < 1e-10, "vertical momentum drifts: {dlz:e}");
+        energy_errors.push(de);
+    }
+    common::assert_order(
+        "spatial double pendulum energy error, GL2",
+        4.0,
+        &hs,
+        &energy_errors,
+    );
+}
