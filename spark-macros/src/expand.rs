@@ -387,7 +387,7 @@ fn emit_header(model: &Model) -> TokenStream {
     let param_strs: Vec<String> = model
         .params
         .iter()
-        .map(|p| crate::unroll::display(&p.name.to_string()))
+        .map(crate::model::Param::shown)
         .collect();
 
     quote! {
@@ -1002,7 +1002,7 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         params
             .iter()
             .filter(|p| p.input == input)
-            .map(|p| crate::unroll::display(&p.name.to_string()))
+            .map(crate::model::Param::shown)
             .collect()
     };
     let (param_strs, input_strs) = (names(false), names(true));

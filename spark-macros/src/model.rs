@@ -35,6 +35,11 @@ pub struct Param {
 }
 
 impl Param {
+    /// Its name as users see it: `m`, or `m[k]` for an element of an array.
+    pub fn shown(&self) -> String {
+        crate::unroll::display(&self.name.to_string())
+    }
+
     /// How the generated code reads it: `self.m` or `self.m[k]`.
     pub fn access(&self) -> proc_macro2::TokenStream {
         match &self.element {

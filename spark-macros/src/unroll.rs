@@ -194,6 +194,11 @@ fn number(v: f64, span: Span) -> Expr {
     syn::parse_quote_spanned!(span=> #lit)
 }
 
+/// `hypot(a, b)` as the DSL can differentiate it: `(a.powi(2) + b.powi(2)).sqrt()`.
+fn hypot(a: &Expr, b: &Expr, span: Span) -> Expr {
+    syn::parse_quote_spanned!(span=> ((#a).powi(2) + (#b).powi(2)).sqrt())
+}
+
 impl Unroller {
     /// The value of an integer expression of literals, constants and loop variables.
     fn int(&self, e: &Expr) -> syn::Result<i64> {
@@ -465,16 +470,16 @@ impl VisitMut for Unroller {
                 )))
             }),
             Expr::MethodCall(call) if call.method == "hypot" && call.args.len() == 1 => {
-                let (a, b) = (&call.receiver, &call.args[0]);
-                let span = call.span();
-                Some(Ok(syn::parse_quote_spanned!(span=> ((#a).powi(2) + (#b).powi(2)).sqrt())))
+                Some(Ok(hypot(&call.receiver, &call.args[0], call.span())))
             }
             Expr::MethodCall(call) => self.fold(call),
             Expr::Call(call) => match single_ident(&call.func) {
-                Some(f) if f == "hypot" && call.args.len() == 2 && !self.helpers.contains_key("hypot") => {
-                    let (a, b) = (&call.args[0], &call.args[1]);
-                    let span = call.span();
-                    Some(Ok(syn::parse_quote_spanned!(span=> ((#a).powi(2) + (#b).powi(2)).sqrt())))
+                Some(f)
+                    if f == "hypot"
+                        && call.args.len() == 2
+                        && !self.helpers.contains_key("hypot") =>
+                {
+                    Some(Ok(hypot(&call.args[0], &call.args[1], call.span())))
                 }
                 _ => self.inline(call),
             },
@@ -494,24 +499,15 @@ impl VisitMut for Unroller {
                 if nested {
                     self.depth += 1;
                 }
-                match &new {
-                    Expr::Path(_) | Expr::Lit(_) => {}
-                    _ => self.visit_expr_mut_inner(&mut new),
-                }
+                // Its parts, not the expression itself again (that would rewrite a sum's
+                // already unrolled terms a second time).
+                syn::visit_mut::visit_expr_mut(self, &mut new);
                 if nested {
                     self.depth -= 1;
                 }
                 *e = new;
             }
         }
-    }
-}
-
-impl Unroller {
-    /// Visits the parts of an expression built by a rewrite (not the expression itself again,
-    /// which would rewrite a sum's terms twice).
-    fn visit_expr_mut_inner(&mut self, e: &mut Expr) {
-        syn::visit_mut::visit_expr_mut(self, e);
     }
 }
 
