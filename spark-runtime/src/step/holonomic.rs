@@ -671,10 +671,14 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                         };
                         let mass =
                             end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
-                        matrix = Some(
-                            EndMatrix::new(mass, weight, gq1, &w.gq)
-                                .map_err(|_| monitor.singular())?,
-                        );
+                        let m = EndMatrix::new(mass, weight, gq1, &w.gq)
+                            .map_err(|_| monitor.singular())?;
+                        // The Schur complement is built with G and W at the end point in both
+                        // iterations: its conditioning bounds what either can resolve.
+                        if attainable(m.condition()) > ILL_CONDITIONED * tolerance(false) {
+                            return Err(monitor.singular());
+                        }
+                        matrix = Some(m);
                         p
                     } else {
                         sys.momentum_force(t1, q1, &v1).0
@@ -688,12 +692,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                     v1 += dv;
                     mu_end += dmu;
                     let delta = max_abs(&dv);
-                    // The Schur complement is built with G and W at the end point in both
-                    // iterations: its conditioning bounds what either can resolve.
                     let condition = matrix.as_ref().map_or(1.0, EndMatrix::condition);
-                    if attainable(condition) > ILL_CONDITIONED * tolerance(false) {
-                        return Err(monitor.singular());
-                    }
                     if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
                         // Linear equations and the exact matrix: this one step solves them.
                         return Ok(((v1, Kp::end(&mu_end)), 1));
