@@ -4,7 +4,8 @@
 // coordinates; the joint is three holonomic constraints. Each body's symmetry axis is its body
 // axis 3; gravity acts along −z. As in `heavy_top.rs`, ½ (q · q̇)² per quaternion makes the
 // Lagrangian regular and vanishes on the motion. Shared by `examples/heavy_top.rs` and
-// `tests/rigid_body.rs`.
+// `tests/rigid_body.rs`; include it after `heavy_top.rs`, whose `body_rate` and
+// `quaternion_rate` it uses.
 
 spark::mechanics! {
     /// Body angular velocity about body axis 1 of orientation q with rate v.
@@ -69,27 +70,6 @@ fn rotate(q: &[f64; 4], x: &[f64; 3]) -> [f64; 3] {
     core::array::from_fn(|i| r[i][0] * x[0] + r[i][1] * x[1] + r[i][2] * x[2])
 }
 
-fn sdp_omega(q: &[f64; 4], v: &[f64; 4]) -> [f64; 3] {
-    let [a, b, c, d] = *q;
-    let [va, vb, vc, vd] = *v;
-    [
-        2.0 * (a * vb - va * b - (c * vd - d * vc)),
-        2.0 * (a * vc - va * c - (d * vb - b * vd)),
-        2.0 * (a * vd - va * d - (b * vc - c * vb)),
-    ]
-}
-
-fn sdp_rate(q: &[f64; 4], w: &[f64; 3]) -> [f64; 4] {
-    let [a, b, c, d] = *q;
-    let [x, y, z] = *w;
-    [
-        0.5 * (-b * x - c * y - d * z),
-        0.5 * (a * x + c * z - d * y),
-        0.5 * (a * y + d * x - b * z),
-        0.5 * (a * z + b * y - c * x),
-    ]
-}
-
 fn cross(u: &[f64; 3], v: &[f64; 3]) -> [f64; 3] {
     [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
 }
@@ -111,7 +91,7 @@ fn sdp_state(
         rotate(&qb, &cross(&wb, &[0.0, 0.0, 1.0])),
     );
     let rv: [f64; 3] = core::array::from_fn(|i| 2.0 * p.la * da[i] + p.lb * db[i]);
-    let (va, vb) = (sdp_rate(&qa, &wa), sdp_rate(&qb, &wb));
+    let (va, vb) = (quaternion_rate(&qa, &wa), quaternion_rate(&qb, &wb));
     let mut q = [0.0; 11];
     let mut v = [0.0; 11];
     q[..4].copy_from_slice(&qa);
@@ -134,7 +114,7 @@ fn sdp_vertical_momentum(p: &SpatialDoublePendulum, s: &spark::State<11>) -> f64
         )
     };
     let ((qa, va), (qb, vb)) = (part(0), part(4));
-    let (wa, wb) = (sdp_omega(&qa, &va), sdp_omega(&qb, &vb));
+    let (wa, wb) = (body_rate(&qa, &va), body_rate(&qb, &vb));
     let la_ = rotate(&qa, &[p.ja * wa[0], p.ja * wa[1], p.ka * wa[2]]);
     let lb_ = rotate(&qb, &[p.jb * wb[0], p.jb * wb[1], p.kb * wb[2]]);
     let orbital = p.mb * (s.q[8] * s.v[9] - s.q[9] * s.v[8]);
