@@ -6,6 +6,7 @@ use crate::model::blocks::{
     ConstraintJacobian, DynamicsJacobian, MassForce, NonholonomicJacobian, VelocityConstraint,
     VelocityConstraintJacobian,
 };
+use crate::model::saddle::SaddleStore;
 use crate::model::Model;
 
 /// A Lagrangian system `L(t, q, v)` with `N` coordinates, non-conservative generalized forces
@@ -99,6 +100,12 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// (the default) is always safe.
     const CONSTANT_MASS: bool = false;
 
+    /// `true` when the model factors the simplified Newton matrix itself, sparsely
+    /// ([`Lagrangian::saddle_factor`] and the `saddle_*` solves; see [`crate::model::saddle`]).
+    /// `mechanics!` sets it when the mass matrix and the constraint Jacobian are sparse enough
+    /// that their factors fit a [`SaddleStore`]; `false` (the default) uses dense factors.
+    const SPARSE_SADDLE: bool = false;
+
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
 
@@ -129,6 +136,19 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
             lvv: d.lvv,
             lvq_v: d.lvq * v,
         }
+    }
+
+    /// `(∂L/∂v, ∂L/∂q + Q, L_vq v)`: [`Lagrangian::mass_force`] without the mass matrix, what a
+    /// step that factors the mass matrix sparsely ([`Lagrangian::SPARSE_SADDLE`]) needs at its
+    /// start. `mechanics!` emits a version that computes only these.
+    fn momentum_force_lvq_v(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>, SVector<f64, N>) {
+        let d = self.mass_force(t, q, v);
+        (d.p, d.f, d.lvq_v)
     }
 
     /// `g(t, q)`.
@@ -214,5 +234,35 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
             )
         };
         NonholonomicJacobian::default()
+    }
+
+    /// Factors the simplified Newton matrix's blocks into `store`: the mass matrix
+    /// `L = ∂²L/∂v²` at `mass_at = (t, q, v)`, the constraint Jacobian `G` at `g_at = (t, q)`,
+    /// and the Schur complement `G L⁻¹ Gᵀ`. `false` when a pivot is not positive and finite
+    /// (the step then uses its dense factors). Called only when [`Lagrangian::SPARSE_SADDLE`]
+    /// is `true`; the default does nothing and returns `false`.
+    fn saddle_factor(
+        &self,
+        _mass_at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        _g_at: (f64, &SVector<f64, N>),
+        _store: &mut SaddleStore<N, M>,
+    ) -> bool {
+        false
+    }
+
+    /// Overwrites `x` with `L⁻¹ x` from the factors in `store` ([`Lagrangian::saddle_factor`]).
+    fn saddle_mass_solve(&self, _store: &SaddleStore<N, M>, _x: &mut SVector<f64, N>) {}
+
+    /// Overwrites `y` with `(G L⁻¹ Gᵀ)⁻¹ y` from the factors in `store`.
+    fn saddle_schur_solve(&self, _store: &SaddleStore<N, M>, _y: &mut SVector<f64, M>) {}
+
+    /// `G x` with the `G` kept in `store`.
+    fn saddle_g(&self, _store: &SaddleStore<N, M>, _x: &SVector<f64, N>) -> SVector<f64, M> {
+        SVector::zeros()
+    }
+
+    /// `Gᵀ y` with the `G` kept in `store`.
+    fn saddle_g_tr(&self, _store: &SaddleStore<N, M>, _y: &SVector<f64, M>) -> SVector<f64, N> {
+        SVector::zeros()
     }
 }

@@ -6,6 +6,7 @@
 //! * [`Odae`]: the overdetermined DAE (2.11) (Hamiltonian and general DAE models);
 //! * [`Inputs`]: the control inputs of a model and the derivatives with respect to them;
 //! * [`blocks`]: the values and derivatives a model returns at one point;
+//! * [`saddle`]: room for a model's own sparse factorization of a step's Newton matrix;
 //! * [`State`], [`hamiltonian::State`], [`dae::State`]: the three state kinds.
 
 pub mod blocks;
@@ -14,6 +15,7 @@ pub mod hamiltonian;
 mod inputs;
 mod lagrangian;
 mod odae;
+pub mod saddle;
 pub mod state;
 
 pub use inputs::Inputs;

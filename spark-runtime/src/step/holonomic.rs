@@ -28,15 +28,16 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
-use crate::linalg::lu::{self, Factored};
+use crate::linalg::lu;
 use crate::linalg::newton::{slow, with_fallback, SIMPLIFIED_MARGIN};
 use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
-use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, MassForce, VelocityConstraint};
+use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, VelocityConstraint};
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
-use crate::step::stage_matrix::{EndMatrix, StageMatrix};
+use crate::step::factoring::{Dense, Factoring, Sparse, Start};
+use crate::step::stage_matrix::{SaddleOps, StageMatrix};
 use crate::step::start::inconsistency;
 use crate::step::Problem;
 use crate::tableau::SparkTableau;
@@ -242,15 +243,6 @@ struct StageSolution<const N: usize, const M: usize, X> {
     iterations: u32,
 }
 
-/// The mass-matrix factors of the end point: its own when it has them, else the step start's.
-fn end_mass<'a, const N: usize, const M: usize, const S: usize>(
-    own: &'a Option<Factored<N>>,
-    approx: &'a Option<StageMatrix<N, M, S>>,
-) -> Option<&'a Factored<N>> {
-    own.as_ref()
-        .or_else(|| approx.as_ref().map(StageMatrix::mass))
-}
-
 /// Acceleration and multiplier at the step start and at its midpoint, linear in time between
 /// them: the stages' starting values. From the step start alone, the stage velocities
 /// `v0 + c h a0` are O(h²) from the solution; the linear acceleration makes them O(h³) and
@@ -305,16 +297,21 @@ fn predict_motion<
     const M: usize,
     const K: usize,
     const S: usize,
+    F: SaddleOps<N, M>,
 >(
     sys: &Sys,
-    approx: &StageMatrix<N, M, S>,
+    approx: &StageMatrix<N, M, S, F>,
     h: f64,
     state: &State<N>,
-    d0: &MassForce<N>,
+    (f0, lvq_v0, lvv0): (
+        &SVector<f64, N>,
+        &SVector<f64, N>,
+        Option<&SMatrix<f64, N, N>>,
+    ),
     start: &VelocityConstraint<N, M>,
 ) -> Option<Motion<N, M>> {
     let (t0, q0, v0) = (state.t, &state.q, &state.v);
-    let force0 = d0.f - d0.lvq_v;
+    let force0 = f0 - lvq_v0;
     let (mut a0, mut lambda0) = approx.predict(&force0, &start.wq_v);
     // One-stage methods keep the constant acceleration: there the linear one saved 0.05-0.2
     // corrections per step on the chains (h = 0.01 and 0.1), less than its evaluations cost.
@@ -323,7 +320,7 @@ fn predict_motion<
     }
     // The matrix used G at the midpoint: one correction with G(q0).
     let (da, dl) = approx.predict(
-        &(approx.g() - start.gq).tr_mul(&lambda0),
+        &(approx.blocks().g_tr_mul(&lambda0) - start.gq.tr_mul(&lambda0)),
         &(start.wq_v + start.gq * a0),
     );
     a0 += da;
@@ -336,10 +333,13 @@ fn predict_motion<
     let vm = v0 + a0 * half;
     let force_change = if Sys::CONSTANT_MASS {
         // `L_vv` is the same at both points; `L_vq v` (gyroscopic terms) is taken as unchanged.
-        sys.momentum_force(tm, &qm, &vm).1 - d0.f
-    } else {
+        sys.momentum_force(tm, &qm, &vm).1 - f0
+    } else if let Some(lvv0) = lvv0 {
         let dm = sys.mass_force(tm, &qm, &vm);
-        (dm.f - dm.lvq_v) - force0 - (dm.lvv - d0.lvv) * a0
+        (dm.f - dm.lvq_v) - force0 - (dm.lvv - lvv0) * a0
+    } else {
+        // No dense mass matrix (sparse factors): the constant acceleration.
+        return Some(constant);
     };
     let wm = sys.velocity_constraint(tm, &qm, &vm);
     let g_change = wm.gq - start.gq;
@@ -396,8 +396,8 @@ impl<const N: usize, const M: usize, const S: usize> Keep<N, M, S> for Retain {
     }
 }
 
-impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
-    Problem<'_, Sys, N, M, K>
+impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'a, Sys, N, M, K>
 {
     /// The two-phase step of the SPARK method `tab` (the model's nonholonomic constraints, if any,
     /// are ignored: the step layer sends only `K = 0` models here); nothing is modified on error.
@@ -413,6 +413,19 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     /// [`Problem::holonomic`], with the converged unknowns (for the step's Jacobian).
     #[allow(clippy::type_complexity)]
     pub(crate) fn holonomic_solution<const S: usize, Kp: Keep<N, M, S>>(
+        &self,
+        tab: &SparkTableau<S>,
+    ) -> Result<(State<N>, StepStats, Kp::Stages, Kp::End), Error> {
+        if Sys::SPARSE_SADDLE {
+            self.solution_with::<S, Kp, Sparse>(tab)
+        } else {
+            self.solution_with::<S, Kp, Dense>(tab)
+        }
+    }
+
+    /// [`Problem::holonomic_solution`] with the simplified Newton matrices factored by `Fac`.
+    #[allow(clippy::type_complexity)]
+    fn solution_with<const S: usize, Kp: Keep<N, M, S>, Fac: Factoring<'a, Sys, N, M, K, S>>(
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats, Kp::Stages, Kp::End), Error> {
@@ -439,25 +452,24 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             }
             // Simplified Newton's block-structured iteration matrix, from the step start (see
             // `stage_matrix`); `None` when it is singular (full Newton then).
-            let (d0, approx) = if options.simplified_newton {
-                let d0 = sys.mass_force(t0, &q0, &v0);
-                let q_mid = q0 + v0 * (0.5 * h);
-                let g_mid = sys.constraint_gradient(t0 + 0.5 * h, &q_mid).1;
-                let approx = StageMatrix::<N, M, S>::new(tab, &d0.lvv, &g_mid).ok();
-                (d0, approx)
-            } else {
-                let (p, f) = sys.momentum_force(t0, &q0, &v0);
-                let d0 = MassForce {
-                    p,
-                    f,
-                    ..MassForce::default()
-                };
-                (d0, None)
-            };
-            let guess = approx
-                .as_ref()
-                .and_then(|a| predict_motion(sys, a, h, state, &d0, &start));
-            let p0 = d0.p;
+            let q_mid = q0 + v0 * (0.5 * h);
+            let Start {
+                p: p0,
+                f: f0,
+                lvq_v: lvq_v0,
+                kept,
+                approx,
+            } = Fac::start(
+                sys,
+                tab,
+                (t0, &q0, &v0),
+                (t0 + 0.5 * h, &q_mid),
+                options.simplified_newton,
+            );
+            let guess = approx.as_ref().and_then(|a| {
+                let lvv0 = Fac::start_mass(&kept);
+                predict_motion(sys, a, h, state, (&f0, &lvq_v0, lvv0), &start)
+            });
 
             let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
             let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
@@ -649,33 +661,23 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 let mut v1 = stages.v_last;
                 let mut mu_end = zero_m;
                 let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
-                let mut matrix: Option<EndMatrix<N, M>> = None;
-                let mut own_mass: Option<Factored<N>> = None;
+                let mut matrix: Option<Fac::End> = None;
                 loop {
                     let w = sys.velocity_constraint(t1, q1, &v1);
                     let p = if matrix.is_none() || !simplified {
-                        // A constant mass matrix (declared by the model, or found equal to the step
-                        // start's) is not evaluated or factored again.
-                        let p = if approx.is_some() && Sys::CONSTANT_MASS {
-                            own_mass = None;
-                            sys.momentum_force(t1, q1, &v1).0
-                        } else {
-                            let d = sys.mass_force(t1, q1, &v1);
-                            let same = approx.is_some() && d0.lvv.as_slice() == d.lvv.as_slice();
-                            own_mass = if same {
-                                None
-                            } else {
-                                Some(Factored::new(&d.lvv).map_err(|_| monitor.singular())?)
-                            };
-                            d.p
-                        };
-                        let mass =
-                            end_mass(&own_mass, &approx).ok_or_else(|| monitor.singular())?;
-                        let m = EndMatrix::new(mass, weight, gq1, &w.gq)
-                            .map_err(|_| monitor.singular())?;
+                        let (m, p) = Fac::end(
+                            sys,
+                            &kept,
+                            approx.as_ref(),
+                            (t1, q1, &v1),
+                            weight,
+                            gq1,
+                            &w.gq,
+                        )
+                        .map_err(|_| monitor.singular())?;
                         // The Schur complement is built with G and W at the end point in both
                         // iterations: its conditioning bounds what either can resolve.
-                        if attainable(m.condition()) > ILL_CONDITIONED * tolerance(false) {
+                        if attainable(Fac::end_condition(&m)) > ILL_CONDITIONED * tolerance(false) {
                             return Err(monitor.singular());
                         }
                         matrix = Some(m);
@@ -686,13 +688,13 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                     let rho = p + known + gq1.tr_mul(&mu_end) * weight;
                     let mut dv = -rho;
                     let mut dmu = -w.w;
-                    if let (Some(m), Some(mass)) = (&matrix, end_mass(&own_mass, &approx)) {
-                        m.solve(mass, &mut dv, &mut dmu);
+                    if let Some(m) = &matrix {
+                        Fac::end_solve(m, approx.as_ref(), &mut dv, &mut dmu);
                     }
                     v1 += dv;
                     mu_end += dmu;
                     let delta = max_abs(&dv);
-                    let condition = matrix.as_ref().map_or(1.0, EndMatrix::condition);
+                    let condition = matrix.as_ref().map_or(1.0, Fac::end_condition);
                     if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
                         // Linear equations and the exact matrix: this one step solves them.
                         return Ok(((v1, Kp::end(&mu_end)), 1));
@@ -806,8 +808,16 @@ mod tests {
         let start = sys.velocity_constraint(0.0, &state.q, &state.v);
         let q_mid = state.q + state.v * (0.5 * h);
         let g_mid = sys.constraint_gradient(0.5 * h, &q_mid).1;
-        let approx = StageMatrix::<2, 1, 2>::new(&tab, &d0.lvv, &g_mid).unwrap();
-        let motion = predict_motion(sys, &approx, h, &state, &d0, &start).unwrap();
+        let approx = StageMatrix::new(&tab, &d0.lvv, &g_mid).unwrap();
+        let motion = predict_motion(
+            sys,
+            &approx,
+            h,
+            &state,
+            (&d0.f, &d0.lvq_v, Some(&d0.lvv)),
+            &start,
+        )
+        .unwrap();
         let (mut linear, mut constant) = (0.0f64, 0.0f64);
         for &c in &tab.c {
             let exact = exact_velocity(c * h) - state.v;

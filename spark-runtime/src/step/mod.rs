@@ -17,6 +17,7 @@
 
 pub(crate) mod assembly;
 pub mod emprk;
+pub(crate) mod factoring;
 pub mod holonomic;
 pub mod index2;
 pub mod jacobian;

@@ -23,19 +23,135 @@
 // Stage and block indices follow the paper's subscripts.
 #![allow(clippy::needless_range_loop)]
 
+use core::marker::PhantomData;
+
 use nalgebra::{SMatrix, SVector};
 
 use crate::linalg::lu::{Factored, Singular};
+use crate::model::saddle::SaddleStore;
+use crate::model::Lagrangian;
 use crate::tableau::SparkTableau;
 
-/// The approximate stage matrix, factored.
-pub(crate) struct StageMatrix<const N: usize, const M: usize, const S: usize> {
+/// The operations the block elimination needs of the mass matrix `L` and the constraint
+/// Jacobian `G`, factored: dense ([`DenseSaddle`]) or the model's sparse factors
+/// ([`SparseSaddle`]).
+pub(crate) trait SaddleOps<const N: usize, const M: usize> {
+    /// `x ← L⁻¹ x`.
+    fn solve_mass(&self, x: &mut SVector<f64, N>);
+    /// `G x`.
+    fn g_mul(&self, x: &SVector<f64, N>) -> SVector<f64, M>;
+    /// `Gᵀ y`.
+    fn g_tr_mul(&self, y: &SVector<f64, M>) -> SVector<f64, N>;
+    /// `L⁻¹ Gᵀ y`.
+    fn mass_g_tr(&self, y: &SVector<f64, M>) -> SVector<f64, N> {
+        let mut x = self.g_tr_mul(y);
+        self.solve_mass(&mut x);
+        x
+    }
+    /// `y ← (G L⁻¹ Gᵀ)⁻¹ y`.
+    fn solve_schur(&self, y: &mut SVector<f64, M>);
+}
+
+/// Dense factors: `L` and `G L⁻¹ Gᵀ` inverted, `L⁻¹ Gᵀ` kept.
+pub(crate) struct DenseSaddle<const N: usize, const M: usize> {
     mass: Factored<N>,
     g: SMatrix<f64, M, N>,
     /// `L⁻¹ Gᵀ`.
     w: SMatrix<f64, N, M>,
     /// `G L⁻¹ Gᵀ`.
     schur: Factored<M>,
+}
+
+impl<const N: usize, const M: usize> DenseSaddle<N, M> {
+    /// Factors mass matrix `lvv` and Schur complement with constraint Jacobian `g`.
+    pub(crate) fn new(lvv: &SMatrix<f64, N, N>, g: &SMatrix<f64, M, N>) -> Result<Self, Singular> {
+        let mass = Factored::new(lvv)?;
+        let w = mass.apply(&g.transpose());
+        let schur = Factored::new(&(g * w))?;
+        Ok(Self {
+            mass,
+            g: *g,
+            w,
+            schur,
+        })
+    }
+
+    /// The factored mass matrix.
+    pub(crate) fn mass(&self) -> &Factored<N> {
+        &self.mass
+    }
+}
+
+impl<const N: usize, const M: usize> SaddleOps<N, M> for DenseSaddle<N, M> {
+    fn solve_mass(&self, x: &mut SVector<f64, N>) {
+        self.mass.solve(x);
+    }
+    fn g_mul(&self, x: &SVector<f64, N>) -> SVector<f64, M> {
+        self.g * x
+    }
+    fn g_tr_mul(&self, y: &SVector<f64, M>) -> SVector<f64, N> {
+        self.g.tr_mul(y)
+    }
+    fn mass_g_tr(&self, y: &SVector<f64, M>) -> SVector<f64, N> {
+        self.w * y
+    }
+    fn solve_schur(&self, y: &mut SVector<f64, M>) {
+        self.schur.solve(y);
+    }
+}
+
+/// The model's own sparse factors ([`Lagrangian::saddle_factor`]).
+pub(crate) struct SparseSaddle<'a, Sys, const N: usize, const M: usize, const K: usize> {
+    sys: &'a Sys,
+    store: SaddleStore<N, M>,
+    _k: PhantomData<[(); K]>,
+}
+
+impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    SparseSaddle<'a, Sys, N, M, K>
+{
+    /// Factors `L` at `mass_at` and `G` at `g_at`; `None` when the model reports a pivot that
+    /// is not positive and finite.
+    pub(crate) fn new(
+        sys: &'a Sys,
+        mass_at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        g_at: (f64, &SVector<f64, N>),
+    ) -> Option<Self> {
+        let mut store = SaddleStore::default();
+        sys.saddle_factor(mass_at, g_at, &mut store)
+            .then_some(Self {
+                sys,
+                store,
+                _k: PhantomData,
+            })
+    }
+
+    /// The estimated condition number of `G L⁻¹ Gᵀ` (see [`SaddleStore::condition`]).
+    pub(crate) fn condition(&self) -> f64 {
+        self.store.condition
+    }
+}
+
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> SaddleOps<N, M>
+    for SparseSaddle<'_, Sys, N, M, K>
+{
+    fn solve_mass(&self, x: &mut SVector<f64, N>) {
+        self.sys.saddle_mass_solve(&self.store, x);
+    }
+    fn g_mul(&self, x: &SVector<f64, N>) -> SVector<f64, M> {
+        self.sys.saddle_g(&self.store, x)
+    }
+    fn g_tr_mul(&self, y: &SVector<f64, M>) -> SVector<f64, N> {
+        self.sys.saddle_g_tr(&self.store, y)
+    }
+    fn solve_schur(&self, y: &mut SVector<f64, M>) {
+        self.sys.saddle_schur_solve(&self.store, y);
+    }
+}
+
+/// The approximate stage matrix, factored: the blocks `F` and the tableau's Kronecker factors.
+pub(crate) struct StageMatrix<const N: usize, const M: usize, const S: usize, F> {
+    blocks: F,
     /// `(Ā'Ã')⁻¹` in its leading `s̃ × s̃` block.
     p_inv: [[f64; S]; S],
     /// `Ã'_ij`: `ã_i0` for `j = 0`, `ã_ij` for `1 ≤ j < s̃`.
@@ -43,7 +159,7 @@ pub(crate) struct StageMatrix<const N: usize, const M: usize, const S: usize> {
     st: usize,
 }
 
-impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
+impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S, DenseSaddle<N, M>> {
     /// Factors the matrix for the tableau `tab` with mass matrix `lvv` and constraint
     /// Jacobian `g`, both at the step start.
     pub(crate) fn new(
@@ -51,33 +167,27 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
         lvv: &SMatrix<f64, N, N>,
         g: &SMatrix<f64, M, N>,
     ) -> Result<Self, Singular> {
-        let st = tab.s_tilde;
-        let mass = Factored::new(lvv)?;
-        let w = mass.apply(&g.transpose());
-        let schur = Factored::new(&(g * w))?;
+        Self::with_blocks(tab, DenseSaddle::new(lvv, g)?)
+    }
+}
+
+impl<const N: usize, const M: usize, const S: usize, F: SaddleOps<N, M>> StageMatrix<N, M, S, F> {
+    /// The matrix for the tableau `tab` with the factored blocks `blocks`.
+    pub(crate) fn with_blocks(tab: &SparkTableau<S>, blocks: F) -> Result<Self, Singular> {
         if !tab.kron.invertible {
             return Err(Singular { column: 0 });
         }
-        let (a_til, p_inv) = (tab.kron.a_til, tab.kron.p_inv);
         Ok(Self {
-            mass,
-            g: *g,
-            w,
-            schur,
-            p_inv,
-            a_til,
-            st,
+            blocks,
+            p_inv: tab.kron.p_inv,
+            a_til: tab.kron.a_til,
+            st: tab.s_tilde,
         })
     }
 
-    /// The constraint Jacobian the matrix was built with.
-    pub(crate) fn g(&self) -> &SMatrix<f64, M, N> {
-        &self.g
-    }
-
-    /// The factored mass matrix.
-    pub(crate) fn mass(&self) -> &Factored<N> {
-        &self.mass
+    /// The factored blocks.
+    pub(crate) fn blocks(&self) -> &F {
+        &self.blocks
     }
 
     /// Acceleration and multiplier at the step start from the saddle system
@@ -89,11 +199,12 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
         force: &SVector<f64, N>,
         curvature: &SVector<f64, M>,
     ) -> (SVector<f64, N>, SVector<f64, M>) {
+        let f = &self.blocks;
         let mut y = *force;
-        self.mass.solve(&mut y);
-        let mut lambda = self.g * y + curvature;
-        self.schur.solve(&mut lambda);
-        (y - self.w * lambda, lambda)
+        f.solve_mass(&mut y);
+        let mut lambda = f.g_mul(&y) + curvature;
+        f.solve_schur(&mut lambda);
+        (y - f.mass_g_tr(&lambda), lambda)
     }
 
     /// Overwrites `(rv, rmu)` with the solution of the approximate stage system. Multiplier
@@ -107,10 +218,11 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
         // Loops run over all S slots (constant trip counts, unrolled); `p_inv` and `a_til` are
         // zero outside their leading s̃ columns, and pinned slots keep their right-hand side.
         let st = self.st;
+        let f = &self.blocks;
         let mut gy = [SVector::<f64, M>::zeros(); S];
         for k in 0..S {
-            self.mass.solve(&mut rv[k]);
-            gy[k] = self.g * rv[k];
+            f.solve_mass(&mut rv[k]);
+            gy[k] = f.g_mul(&rv[k]);
         }
         let mut u = [SVector::<f64, M>::zeros(); S];
         for i in 0..S {
@@ -119,7 +231,7 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
                 for k in 0..S {
                     z += gy[k] * tab.a_bar[i][k];
                 }
-                self.schur.solve(&mut z);
+                f.solve_schur(&mut z);
                 u[i] = z;
             }
         }
@@ -137,8 +249,40 @@ impl<const N: usize, const M: usize, const S: usize> StageMatrix<N, M, S> {
             for j in 0..S {
                 reaction += rmu[j] * self.a_til[i][j];
             }
-            rv[i] -= self.w * reaction;
+            rv[i] -= f.mass_g_tr(&reaction);
         }
+    }
+}
+
+/// The end-point matrix `[[L, w Gᵀ], [G, 0]]` with the model's sparse factors of `L` and
+/// `G L⁻¹ Gᵀ` at the end point (the holonomic hidden constraint's `∂w/∂v` is `G`).
+pub(crate) struct SparseEnd<'a, Sys, const N: usize, const M: usize, const K: usize> {
+    saddle: SparseSaddle<'a, Sys, N, M, K>,
+    weight: f64,
+}
+
+impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    SparseEnd<'a, Sys, N, M, K>
+{
+    /// The matrix with factors `saddle` and reaction weight `weight`.
+    pub(crate) fn new(saddle: SparseSaddle<'a, Sys, N, M, K>, weight: f64) -> Self {
+        Self { saddle, weight }
+    }
+
+    /// The estimated condition number of its Schur complement.
+    pub(crate) fn condition(&self) -> f64 {
+        self.saddle.condition()
+    }
+
+    /// Overwrites `(rv, rmu)` with the solution.
+    pub(crate) fn solve(&self, rv: &mut SVector<f64, N>, rmu: &mut SVector<f64, M>) {
+        let f = &self.saddle;
+        f.solve_mass(rv);
+        let mut z = f.g_mul(rv) - *rmu;
+        f.solve_schur(&mut z);
+        z /= self.weight;
+        *rv -= f.mass_g_tr(&z) * self.weight;
+        *rmu = z;
     }
 }
 
@@ -211,7 +355,7 @@ mod tests {
         let tab = GaussLobatto::<S>::TABLEAU;
         let l = SMatrix::<f64, N, N>::new(2.0, 0.3, 0.1, 0.3, 1.5, 0.2, 0.1, 0.2, 1.0);
         let g = SMatrix::<f64, M, N>::new(1.0, 0.5, -0.2, 0.1, -0.7, 0.9);
-        let sm = StageMatrix::<N, M, S>::new(&tab, &l, &g).unwrap();
+        let sm = StageMatrix::<N, M, S, DenseSaddle<N, M>>::new(&tab, &l, &g).unwrap();
         // Dense matrix with the same blocks.
         const LEN: usize = S * (N + M);
         let mut a = [[0.0f64; LEN]; LEN];

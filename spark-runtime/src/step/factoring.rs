@@ -1,0 +1,257 @@
+//! How the holonomic step factors its simplified Newton matrices: densely ([`Dense`], every
+//! model's default) or with the model's own sparse factors ([`Sparse`], models with
+//! [`Lagrangian::SPARSE_SADDLE`]). The step's iterations are written once, over [`Factoring`].
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::linalg::lu::{Factored, Singular};
+use crate::model::blocks::MassForce;
+use crate::model::Lagrangian;
+use crate::step::stage_matrix::{
+    DenseSaddle, EndMatrix, SaddleOps, SparseEnd, SparseSaddle, StageMatrix,
+};
+use crate::tableau::SparkTableau;
+
+/// What the step evaluates and factors at its start.
+pub(crate) struct Start<const N: usize, const M: usize, const S: usize, F, Kept> {
+    /// `∂L/∂v` at the step start.
+    pub(crate) p: SVector<f64, N>,
+    /// `∂L/∂q + Q` at the step start.
+    pub(crate) f: SVector<f64, N>,
+    /// `L_vq v` at the step start (zero when full Newton alone is used).
+    pub(crate) lvq_v: SVector<f64, N>,
+    /// What the factoring keeps for the end point.
+    pub(crate) kept: Kept,
+    /// The simplified Newton matrix of the stages; `None` when not used or singular.
+    pub(crate) approx: Option<StageMatrix<N, M, S, F>>,
+}
+
+/// A way of factoring the step's simplified Newton matrices.
+pub(crate) trait Factoring<
+    'a,
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+>
+{
+    /// The factored stage blocks.
+    type Blocks: SaddleOps<N, M>;
+    /// What the step start leaves for the end point.
+    type Kept;
+    /// The factored end-point matrix.
+    type End;
+
+    /// Evaluates the step start `(t0, q0, v0)` and, when `simplified`, factors the stage
+    /// matrix with `L` there and `G` at `g_at`.
+    fn start(
+        sys: &'a Sys,
+        tab: &SparkTableau<S>,
+        at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        g_at: (f64, &SVector<f64, N>),
+        simplified: bool,
+    ) -> Start<N, M, S, Self::Blocks, Self::Kept>;
+
+    /// The mass matrix at the step start, when the factoring has it (for the prediction of a
+    /// model whose mass matrix varies).
+    fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>>;
+
+    /// Factors the end-point matrix at `(t1, q1, v1)` (reaction weight `weight`, reaction
+    /// directions `gq1`, hidden-constraint Jacobian `wv`); returns it with the momentum there.
+    #[allow(clippy::too_many_arguments)]
+    fn end(
+        sys: &'a Sys,
+        kept: &Self::Kept,
+        approx: Option<&StageMatrix<N, M, S, Self::Blocks>>,
+        at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        weight: f64,
+        gq1: &SMatrix<f64, M, N>,
+        wv: &SMatrix<f64, M, N>,
+    ) -> Result<(Self::End, SVector<f64, N>), Singular>;
+
+    /// Overwrites `(rv, rmu)` with the solution of the end-point system.
+    fn end_solve(
+        end: &Self::End,
+        approx: Option<&StageMatrix<N, M, S, Self::Blocks>>,
+        rv: &mut SVector<f64, N>,
+        rmu: &mut SVector<f64, M>,
+    );
+
+    /// The condition number of the end point's Schur complement (an estimate).
+    fn end_condition(end: &Self::End) -> f64;
+}
+
+/// Dense factors of `L` and `G L⁻¹ Gᵀ` (`linalg::lu`).
+pub(crate) struct Dense;
+
+impl<
+        'a,
+        Sys: Lagrangian<N, M, K>,
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const S: usize,
+    > Factoring<'a, Sys, N, M, K, S> for Dense
+{
+    type Blocks = DenseSaddle<N, M>;
+    /// The step start's evaluation with its mass matrix.
+    type Kept = MassForce<N>;
+    /// The end matrix and the mass-matrix factors it was built with, unless they are the
+    /// stage matrix's.
+    type End = (EndMatrix<N, M>, Option<Factored<N>>);
+
+    fn start(
+        sys: &'a Sys,
+        tab: &SparkTableau<S>,
+        (t0, q0, v0): (f64, &SVector<f64, N>, &SVector<f64, N>),
+        (tg, qg): (f64, &SVector<f64, N>),
+        simplified: bool,
+    ) -> Start<N, M, S, Self::Blocks, Self::Kept> {
+        let (d0, approx) = if simplified {
+            let d0 = sys.mass_force(t0, q0, v0);
+            let g_mid = sys.constraint_gradient(tg, qg).1;
+            let approx = StageMatrix::new(tab, &d0.lvv, &g_mid).ok();
+            (d0, approx)
+        } else {
+            let (p, f) = sys.momentum_force(t0, q0, v0);
+            let d0 = MassForce {
+                p,
+                f,
+                ..MassForce::default()
+            };
+            (d0, None)
+        };
+        Start {
+            p: d0.p,
+            f: d0.f,
+            lvq_v: d0.lvq_v,
+            kept: d0,
+            approx,
+        }
+    }
+
+    fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>> {
+        Some(&kept.lvv)
+    }
+
+    fn end(
+        sys: &'a Sys,
+        kept: &Self::Kept,
+        approx: Option<&StageMatrix<N, M, S, Self::Blocks>>,
+        (t1, q1, v1): (f64, &SVector<f64, N>, &SVector<f64, N>),
+        weight: f64,
+        gq1: &SMatrix<f64, M, N>,
+        wv: &SMatrix<f64, M, N>,
+    ) -> Result<(Self::End, SVector<f64, N>), Singular> {
+        // A constant mass matrix (declared by the model, or found equal to the step start's)
+        // is not evaluated or factored again.
+        let (own, p) = if approx.is_some() && Sys::CONSTANT_MASS {
+            (None, sys.momentum_force(t1, q1, v1).0)
+        } else {
+            let d = sys.mass_force(t1, q1, v1);
+            let same = approx.is_some() && kept.lvv.as_slice() == d.lvv.as_slice();
+            let own = if same {
+                None
+            } else {
+                Some(Factored::new(&d.lvv)?)
+            };
+            (own, d.p)
+        };
+        let mass = own
+            .as_ref()
+            .or_else(|| approx.map(|a| a.blocks().mass()))
+            .ok_or(Singular { column: 0 })?;
+        let m = EndMatrix::new(mass, weight, gq1, wv)?;
+        Ok(((m, own), p))
+    }
+
+    fn end_solve(
+        (m, own): &Self::End,
+        approx: Option<&StageMatrix<N, M, S, Self::Blocks>>,
+        rv: &mut SVector<f64, N>,
+        rmu: &mut SVector<f64, M>,
+    ) {
+        if let Some(mass) = own.as_ref().or_else(|| approx.map(|a| a.blocks().mass())) {
+            m.solve(mass, rv, rmu);
+        }
+    }
+
+    fn end_condition((m, _): &Self::End) -> f64 {
+        m.condition()
+    }
+}
+
+/// The model's sparse factors ([`Lagrangian::saddle_factor`]): no `N × N` or `M × M` matrix
+/// is formed. A model whose mass matrix varies gets the constant-acceleration prediction (the
+/// linear one needs `L` at two points).
+pub(crate) struct Sparse;
+
+impl<
+        'a,
+        Sys: Lagrangian<N, M, K> + 'a,
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const S: usize,
+    > Factoring<'a, Sys, N, M, K, S> for Sparse
+{
+    type Blocks = SparseSaddle<'a, Sys, N, M, K>;
+    type Kept = ();
+    type End = SparseEnd<'a, Sys, N, M, K>;
+
+    fn start(
+        sys: &'a Sys,
+        tab: &SparkTableau<S>,
+        (t0, q0, v0): (f64, &SVector<f64, N>, &SVector<f64, N>),
+        g_at: (f64, &SVector<f64, N>),
+        simplified: bool,
+    ) -> Start<N, M, S, Self::Blocks, Self::Kept> {
+        let (p, f, lvq_v) = sys.momentum_force_lvq_v(t0, q0, v0);
+        let approx = if simplified {
+            SparseSaddle::new(sys, (t0, q0, v0), g_at)
+                .and_then(|b| StageMatrix::with_blocks(tab, b).ok())
+        } else {
+            None
+        };
+        Start {
+            p,
+            f,
+            lvq_v,
+            kept: (),
+            approx,
+        }
+    }
+
+    fn start_mass(_: &Self::Kept) -> Option<&SMatrix<f64, N, N>> {
+        None
+    }
+
+    fn end(
+        sys: &'a Sys,
+        _: &Self::Kept,
+        _: Option<&StageMatrix<N, M, S, Self::Blocks>>,
+        (t1, q1, v1): (f64, &SVector<f64, N>, &SVector<f64, N>),
+        weight: f64,
+        _: &SMatrix<f64, M, N>,
+        _: &SMatrix<f64, M, N>,
+    ) -> Result<(Self::End, SVector<f64, N>), Singular> {
+        let p = sys.momentum_force(t1, q1, v1).0;
+        let saddle =
+            SparseSaddle::new(sys, (t1, q1, v1), (t1, q1)).ok_or(Singular { column: 0 })?;
+        Ok((SparseEnd::new(saddle, weight), p))
+    }
+
+    fn end_solve(
+        end: &Self::End,
+        _: Option<&StageMatrix<N, M, S, Self::Blocks>>,
+        rv: &mut SVector<f64, N>,
+        rmu: &mut SVector<f64, M>,
+    ) {
+        end.solve(rv, rmu);
+    }
+
+    fn end_condition(end: &Self::End) -> f64 {
+        end.condition()
+    }
+}
