@@ -514,6 +514,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         &vc_targets,
         quote!(),
     );
+    let saddle_methods = emit_saddle(&mut model, &d);
     let kk = model.nonholonomic.len();
     let inputs_impl = emit_inputs(&mut model, &d.p, &d.f, &[]);
     let name = &model.name;
@@ -525,6 +526,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             const QUADRATIC_IN_V: bool = #quadratic;
             const CONSTANT_MASS: bool = #constant_mass;
             #nh_methods
+            #saddle_methods
             #[inline]
             fn lagrangian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> f64 {
                 #lag_body
@@ -562,6 +564,139 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             fn velocity_constraint(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraint<#n, #m> {
                 #hc_body
             }
+        }
+    }
+}
+
+/// The fewest coordinates for which a model gets the sparse saddle factorization: below it the
+/// dense factors are as fast (measured on the planar chains, `examples/chain_bench.rs`).
+const SPARSE_MIN_COORDINATES: usize = 8;
+
+/// The `Lagrangian` saddle methods (`SPARSE_SADDLE` and the sparse factorization of
+/// `crate::saddle`) of a model whose mass matrix and constraint Jacobian are sparse enough;
+/// empty otherwise (the runtime's dense factors).
+fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
+    let n = model.vars.n;
+    let m = d.g.len();
+    let ar = &model.arena;
+    let nz = |id: Id| ar.as_const(id) != Some(0.0);
+    let l_pat: Vec<Vec<bool>> = (0..n)
+        .map(|i| (0..n).map(|j| nz(d.lvv[i][j]) || nz(d.lvv[j][i])).collect())
+        .collect();
+    let g_pat: Vec<Vec<bool>> =
+        d.gq.iter()
+            .map(|row| row.iter().map(|&x| nz(x)).collect())
+            .collect();
+    if m == 0 || n < SPARSE_MIN_COORDINATES || (0..n).any(|i| !l_pat[i][i]) {
+        return quote!();
+    }
+    let Some(e) = crate::saddle::emit(&l_pat, &g_pat) else {
+        return quote!();
+    };
+    // Gᵀ mu, for `constraint_reaction`.
+    let vars = model.vars;
+    let reaction: Vec<Id> = (0..n)
+        .map(|a| {
+            let ar = &mut model.arena;
+            let mut r = ar.constant(0.0);
+            for (l, row) in d.gq.iter().enumerate() {
+                let mu = ar.var(vars.mu(l));
+                let term = ar.mul(mu, row[a]);
+                r = ar.add(r, term);
+            }
+            r
+        })
+        .collect();
+    let lv_ids: Vec<Id> = (0..n)
+        .flat_map(|i| (0..=i).map(move |j| (i, j)))
+        .filter(|&(i, j)| l_pat[i][j])
+        .map(|(i, j)| d.lvv[i][j])
+        .collect();
+    let gv_ids: Vec<Id> = (0..m)
+        .flat_map(|r| (0..n).map(move |c| (r, c)))
+        .filter(|&(r, c)| g_pat[r][c])
+        .map(|(r, c)| d.gq[r][c])
+        .collect();
+    let (nl, ng) = (lv_ids.len(), gv_ids.len());
+    let Body {
+        lets: l_lets,
+        exprs: l_exprs,
+    } = body(model, &lv_ids);
+    let Body {
+        lets: g_lets,
+        exprs: g_exprs,
+    } = body(model, &gv_ids);
+    let mut mf_ids: Vec<Id> = d.p.clone();
+    mf_ids.extend(&d.f);
+    mf_ids.extend(&d.lvq_v);
+    let Body {
+        lets: mf_lets,
+        exprs: mf_exprs,
+    } = body(model, &mf_ids);
+    let (pe, rest) = mf_exprs.split_at(n);
+    let (fe, le) = rest.split_at(n);
+    let mut cr_ids: Vec<Id> = d.g.clone();
+    cr_ids.extend(&reaction);
+    let Body {
+        lets: cr_lets,
+        exprs: cr_exprs,
+    } = body(model, &cr_ids);
+    let (cr_g, cr_r) = cr_exprs.split_at(m);
+    let rt = quote!(::spark::__private::runtime);
+    let na = quote!(::spark::__private::nalgebra);
+    let vec_n = quote!(#na::SVector<f64, #n>);
+    let vec_m = quote!(#na::SVector<f64, #m>);
+    let store = quote!(#rt::model::saddle::SaddleStore<#n, #m>);
+    let crate::saddle::Emitted {
+        factor,
+        mass_solve,
+        schur_solve,
+        g,
+        g_tr,
+        slots,
+    } = e;
+    let factor_doc = format!(
+        "Sparse `LDLᵀ` factors of `L` and `G L⁻¹ Gᵀ` and the nonzeros of `G`: {slots} of the \
+         store's {} slots.",
+        crate::saddle::WIDTH * (n + m)
+    );
+    quote! {
+        const SPARSE_SADDLE: bool = true;
+        #[inline]
+        fn momentum_force_lvq_v(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_n, #vec_n, #vec_n) {
+            #mf_lets
+            (<#vec_n>::from([#(#pe),*]), <#vec_n>::from([#(#fe),*]), <#vec_n>::from([#(#le),*]))
+        }
+        #[doc = #factor_doc]
+        fn saddle_factor(&self, mass_at: (f64, &#vec_n, &#vec_n), g_at: (f64, &#vec_n), store: &mut #store) -> bool {
+            let lv: [f64; #nl] = {
+                let (t, q, v) = mass_at;
+                #l_lets
+                [#(#l_exprs),*]
+            };
+            let gv: [f64; #ng] = {
+                let (t, q) = g_at;
+                #g_lets
+                [#(#g_exprs),*]
+            };
+            #factor
+        }
+        #[inline]
+        fn constraint_reaction(&self, t: f64, q: &#vec_n, mu: &#vec_m) -> (#vec_m, #vec_n) {
+            #cr_lets
+            (<#vec_m>::from([#(#cr_g),*]), <#vec_n>::from([#(#cr_r),*]))
+        }
+        fn saddle_mass_solve(&self, store: &#store, x: &mut #vec_n) {
+            #mass_solve
+        }
+        fn saddle_schur_solve(&self, store: &#store, x: &mut #vec_m) {
+            #schur_solve
+        }
+        fn saddle_g(&self, store: &#store, x: &#vec_n) -> #vec_m {
+            <#vec_m>::from(#g)
+        }
+        fn saddle_g_tr(&self, store: &#store, y: &#vec_m) -> #vec_n {
+            <#vec_n>::from(#g_tr)
         }
     }
 }

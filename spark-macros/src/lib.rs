@@ -14,6 +14,7 @@ mod forces;
 mod lower;
 mod model;
 mod parse;
+mod saddle;
 mod sym;
 mod unroll;
 

@@ -174,6 +174,19 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         (c.g, c.gq)
     }
 
+    /// `(g, Gᵀ mu)`: the constraints and the reaction directions times `mu`, what the
+    /// iterations of the holonomic step evaluate at its stages. `mechanics!` emits a version
+    /// that forms no `M × N` matrix for models with [`Lagrangian::SPARSE_SADDLE`].
+    fn constraint_reaction(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        mu: &SVector<f64, M>,
+    ) -> (SVector<f64, M>, SVector<f64, N>) {
+        let (g, gq) = self.constraint_gradient(t, q);
+        (g, gq.tr_mul(mu))
+    }
+
     /// `g_t + G v` and its derivatives.
     fn velocity_constraint_jacobian(
         &self,

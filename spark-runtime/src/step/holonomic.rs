@@ -517,7 +517,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                             }
                         }
                     }
-                    let mut cons = [(zero_m, SMatrix::<f64, M, N>::zeros()); S];
+                    // Per Lobatto node i < s̃: g and G̃_iᵀ μ_{i+1} (the reaction of the next
+                    // multiplier slot, zero past the last).
+                    let mut cons = [(zero_m, SVector::<f64, N>::zeros()); S];
                     let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
                     let mut converged = false;
                     let approx = if simplified {
@@ -534,7 +536,8 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                         let qls: [SVector<f64, N>; S] =
                             core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
                         for i in 0..st {
-                            cons[i] = sys.constraint_gradient(lobatto_times[i], &qls[i]);
+                            let next = if i + 1 < st { mu[i + 1] } else { zero_m };
+                            cons[i] = sys.constraint_reaction(lobatto_times[i], &qls[i], &next);
                         }
                         if converged {
                             // What the end point needs: forces at the converged stages, the reactions
@@ -545,13 +548,15 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                                     sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
                             }
                             for j in 1..st {
-                                known += cons[j - 1].1.tr_mul(&mu[j]) * tab.b_lob[j - 1];
+                                known += cons[j - 1].1 * tab.b_lob[j - 1];
                             }
                             return Ok(StageSolution {
                                 kept: Kp::stages(&vs, &mu),
                                 v_last: vs[S - 1],
                                 q1: qls[st - 1],
-                                gq1: cons[st - 1].1,
+                                gq1: sys
+                                    .constraint_gradient(lobatto_times[st - 1], &qls[st - 1])
+                                    .1,
                                 known,
                                 iterations: monitor.iterations(),
                             });
@@ -568,7 +573,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                             if j == 0 {
                                 gq0.tr_mul(&mu[0])
                             } else if j < st {
-                                cons[j - 1].1.tr_mul(&mu[j])
+                                cons[j - 1].1
                             } else {
                                 SVector::zeros()
                             }
