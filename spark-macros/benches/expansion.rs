@@ -23,6 +23,8 @@ mod lower;
 mod model;
 #[path = "../src/parse.rs"]
 mod parse;
+#[path = "../src/saddle.rs"]
+mod saddle;
 #[path = "../src/sym/mod.rs"]
 mod sym;
 #[path = "../src/unroll.rs"]
