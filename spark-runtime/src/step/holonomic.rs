@@ -535,7 +535,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                             core::array::from_fn(|i| positions(&vs, &h_a, i));
                         let qls: [SVector<f64, N>; S] =
                             core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
-                        for i in 0..st {
+                        // Converged, the last node's g is not needed, only its G (below).
+                        let nodes = if converged { st - 1 } else { st };
+                        for i in 0..nodes {
                             let next = if i + 1 < st { mu[i + 1] } else { zero_m };
                             cons[i] = sys.constraint_reaction(lobatto_times[i], &qls[i], &next);
                         }
