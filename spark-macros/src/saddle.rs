@@ -157,16 +157,16 @@ struct Slots {
 }
 
 impl Slots {
-    fn take(&mut self) -> (usize, TokenStream) {
+    /// The next free slot, as an expression.
+    fn take(&mut self) -> TokenStream {
         let k = self.used;
         self.used += 1;
-        let expr = if k < self.n_room {
+        if k < self.n_room {
             quote!(store.n[#k])
         } else {
             let j = k - self.n_room;
             quote!(store.m[#j])
-        };
-        (k, expr)
+        }
     }
 }
 
@@ -210,7 +210,7 @@ fn factor(
         let d = code.bind(d);
         code.out.extend(quote!(ok &= #d > 0.0 && #d <= f64::MAX;));
         pivots.push(d.clone());
-        let (_, inv_slot) = slots.take();
+        let inv_slot = slots.take();
         code.out.extend(quote!(#inv_slot = 1.0 / #d;));
         let inv = code.bind(inv_slot.clone());
         inv_d.push(inv_slot);
@@ -218,7 +218,7 @@ fn factor(
         let mut scaled: Vec<Sym> = vec![Sym::Zero; n];
         for (i, s) in scaled.iter_mut().enumerate().skip(k + 1) {
             if let Sym::Val(x) = &w[i][k] {
-                let (_, slot) = slots.take();
+                let slot = slots.take();
                 code.out.extend(quote!(#slot = #x * #inv;));
                 *s = Sym::Val(code.bind(slot.clone()));
                 col.push((i, slot));
@@ -323,7 +323,7 @@ pub fn emit(l_pat: &[Vec<bool>], g_pat: &[Vec<bool>]) -> Option<Emitted> {
         let mut r = Vec::with_capacity(n);
         for &nz in row {
             if nz {
-                let (_, slot) = slots.take();
+                let slot = slots.take();
                 code.out.extend(quote!(#slot = gv[#gv_k];));
                 gv_k += 1;
                 r.push(Sym::Val(slot));

@@ -279,10 +279,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let f = &self.saddle;
         f.solve_mass(rv);
         let mut z = f.g_mul(rv) - *rmu;
+        // z = w Δμ: Δv = L⁻¹(r_v − Gᵀ z).
         f.solve_schur(&mut z);
-        z /= self.weight;
-        *rv -= f.mass_g_tr(&z) * self.weight;
-        *rmu = z;
+        *rv -= f.mass_g_tr(&z);
+        *rmu = z / self.weight;
     }
 }
 
