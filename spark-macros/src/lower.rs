@@ -30,7 +30,8 @@ pub const SUPPORTED_SYNTAX: &str = "a model is written with numbers, names, `+ -
 /// The supported functions, for messages.
 pub const SUPPORTED_FUNCTIONS: &str = "`powi` (integer literal exponent), `powf`, `sqrt`, \
     `exp`, `ln`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `atan2`, `sinh`, `cosh`, `tanh`, \
-    as methods (`x.sin()`, `y.atan2(x)`) or calls (`sin(x)`, `atan2(y, x)`)";
+    as methods (`x.sin()`, `y.atan2(x)`) or calls (`sin(x)`, `atan2(y, x)`), and the time \
+    derivative `dt(e)`";
 
 /// Whether `name` cannot be declared because the DSL gives it a meaning already.
 pub fn reserved(name: &str) -> Option<&'static str> {
@@ -130,11 +131,22 @@ fn function_hint(name: &str) -> Option<&'static str> {
     })
 }
 
+/// What `dt(e)` needs: the variables of time, of every coordinate and of its velocity.
+pub struct Rates {
+    /// The variable of `t`.
+    pub time: usize,
+    /// `(coordinate, velocity)` variable pairs, one per coordinate.
+    pub pairs: Vec<(usize, usize)>,
+}
+
 /// Lowers expressions of one model; errors are recorded and the placeholder [`POISON`] is
 /// returned, so that every mistake in the model is reported in one go.
 pub struct Lowerer<'a> {
     pub cx: &'a mut Ctxt,
     pub arena: &'a mut Arena,
+    /// The coordinates and velocities that `dt(e)` differentiates along; `None` in the forms
+    /// without velocities (Hamiltonian, DAE), where `dt` is an error.
+    pub rates: Option<Rates>,
 }
 
 impl Lowerer<'_> {
@@ -538,6 +550,54 @@ impl Lowerer<'_> {
         reserved_name.is_none().then_some((ident, value))
     }
 
+    /// `dt(e)`: the total time derivative `∂e/∂t + Σ_i ∂e/∂q_i v_i` of an expression of `t`,
+    /// the coordinates and the parameters (the velocity of a point, of an angle, ...).
+    fn time_derivative(&mut self, scope: &Scope, whole: &Expr, args: &[&Expr]) -> Id {
+        let values: Vec<Id> = args.iter().map(|a| self.expr(scope, a)).collect();
+        if values.len() != 1 {
+            self.cx.error_spanned_help(
+                whole,
+                format!(
+                    "`dt` takes 1 argument but {} {} given",
+                    values.len(),
+                    if values.len() == 1 { "was" } else { "were" }
+                ),
+                "write `dt(e)` for the time derivative of `e`",
+            );
+            return self.placeholder();
+        }
+        let e = values[0];
+        if self.arena.depends_on(e, POISON) {
+            return self.placeholder();
+        }
+        let Some(rates) = &self.rates else {
+            self.cx.error_spanned_help(
+                whole,
+                "`dt` is supported in the Lagrangian form only",
+                "`dt(e)` needs the velocities of the coordinates; write the time derivative out",
+            );
+            return self.placeholder();
+        };
+        let (time, pairs) = (rates.time, rates.pairs.clone());
+        if pairs.iter().any(|&(_, v)| self.arena.depends_on(e, v)) {
+            self.cx.error_spanned_help(
+                args[0],
+                "the argument of `dt` depends on a velocity, so its time derivative needs \
+                 accelerations",
+                "`dt(e)` differentiates an expression of `t`, the coordinates and the \
+                 parameters (a position, an angle); write the velocity terms yourself",
+            );
+            return self.placeholder();
+        }
+        let mut terms = vec![self.arena.diff(e, time)];
+        for (q, v) in pairs {
+            let d = self.arena.diff(e, q);
+            let vel = self.arena.var(v);
+            terms.push(self.arena.mul(d, vel));
+        }
+        self.arena.sum(&terms)
+    }
+
     fn call(
         &mut self,
         scope: &Scope,
@@ -547,6 +607,9 @@ impl Lowerer<'_> {
         args: &[&Expr],
         method: bool,
     ) -> Id {
+        if name == "dt" && !method {
+            return self.time_derivative(scope, whole, args);
+        }
         let arity = if UNARY_FUNCTIONS.contains(&name) {
             1
         } else if BINARY_FUNCTIONS.contains(&name) {

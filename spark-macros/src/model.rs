@@ -651,9 +651,14 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         }
     }
 
+    let rates = (!is_hamiltonian && !is_dae).then(|| crate::lower::Rates {
+        time: Vars::TIME,
+        pairs: (0..n).map(|i| (vars.q(i), vars.v(i))).collect(),
+    });
     let mut lower = Lowerer {
         cx: &mut cx,
         arena: &mut arena,
+        rates,
     };
     if let Some(block) = &fields.definitions {
         for stmt in &block.stmts {

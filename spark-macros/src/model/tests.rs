@@ -570,6 +570,66 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// `dt(e)` of a random expression `e(t, q, p)` is its derivative along
+    /// `(t, q) ↦ (t + s, q + s v)`, as hyper-dual numbers give it.
+    #[test]
+    fn dt_is_the_total_time_derivative(
+        e in expr(3, 2),
+        raw in prop::collection::vec(-1.0..1.0f64, 7),
+    ) {
+        let n = 3;
+        let qs: Vec<_> = (0..n).map(|i| format_ident!("q{}", i)).collect();
+        let vs: Vec<_> = (0..n).map(|i| format_ident!("v{}", i)).collect();
+        let zeros = (1..n).map(|_| quote!(0.0));
+        let body = e.tokens();
+        let tokens = quote! {
+            pub struct Rate {
+                coordinates: [#(#qs),*],
+                velocities: [#(#vs),*],
+                parameters: [p0 = 0.75, p1 = 1.25],
+                lagrangian: 0.5 * (#(#vs.powi(2))+*),
+                forces: [dt(#body), #(#zeros),*],
+            }
+        };
+        let input: ModelInput = syn::parse2(tokens.clone()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let model = match build(input) {
+            Ok(m) => m,
+            Err(failed) => {
+                let msgs: Vec<String> = failed.0.into_iter().map(|e| e.to_string()).collect();
+                if msgs.iter().all(|m| m.contains("is not a finite number") || m.contains("overflows")) {
+                    return Err(TestCaseError::reject("constants overflow"));
+                }
+                return Err(TestCaseError::fail(format!("{msgs:?}\n{tokens}")));
+            }
+        };
+        let vars = model.vars;
+        let mut vals: Vec<f64> = raw[..1 + 2 * n].to_vec();
+        vals.extend([0.75, 1.25]);
+        let along: Vec<(usize, f64)> = std::iter::once((Vars::TIME, 1.0))
+            .chain((0..n).map(|a| (vars.q(a), vals[vars.v(a)])))
+            .collect();
+        let x = seeds(&vals, &along, &[]);
+        let point = Point {
+            t: x[Vars::TIME],
+            q: (0..n).map(|i| x[vars.q(i)]).collect(),
+            p: vec![0.75, 1.25],
+        };
+        let want = e.eval(&point).eps1;
+        let got = model.arena.eval(model.forces[0], &|i| vals[i]);
+        if !want.is_finite() || want.abs() > MAX_MAGNITUDE {
+            return Err(TestCaseError::reject("values too large to compare"));
+        }
+        prop_assert!(close(got, want), "dt: engine {} vs hyper-dual {}\n{}", got, want, tokens);
+    }
+}
+
 /// The generated tokens of a fixed model, to see what the property tests feed the macro.
 #[test]
 fn a_random_model_reads_like_a_user_model() {
