@@ -120,7 +120,8 @@ fn main() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/models/");
     // seven_body.rs: Andrews' squeezing mechanism; chain.rs: the N-link chains (N = 1 .. 16)
     // of the CasADi peer benchmark (docs/performance.md).
-    for file in ["seven_body", "chain"] {
+    // bicycle.rs: the Whipple bicycle (issue 16).
+    for file in ["seven_body", "chain", "bicycle"] {
         for (name, tokens) in model_tokens(&format!("{root}{file}.rs")) {
             let mut times = Vec::new();
             let mut size = 0;
