@@ -13,7 +13,7 @@ import sys
 
 TOL = 1e-12
 # The lines the scenario prints (src/scenario.rs: STEPS = 1000, EVERY = 100).
-RUNS = ("pendulum", "double_pendulum", "cartpole")
+RUNS = ("pendulum", "double_pendulum", "cartpole", "chain3d")
 STEPS, EVERY = 1000, 100
 
 
@@ -132,6 +132,8 @@ def main():
     for words in comments(target_path):
         if words[1:3] == ["stack", "high-water"]:
             stack = int(words[-1])
+        elif words[1] == "stack":
+            print(f"stack of the {words[2]} run: {words[-1]} bytes")
         if words[1] == "timing":
             run, steps, cs = words[2], int(words[4]), int(words[6])
             steps_total += steps

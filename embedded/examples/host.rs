@@ -28,11 +28,14 @@ fn main() -> ExitCode {
         let t2 = Instant::now();
         let c = scenario::cartpole(&mut out)?;
         let tc = t2.elapsed();
+        let t3 = Instant::now();
+        let k = scenario::chain3d(&mut out)?;
+        let tk = t3.elapsed();
         scenario::cartpole_jacobian(&mut out)?;
-        Ok((p, t1 - t0, d, t2 - t1, c, tc))
+        Ok((p, t1 - t0, d, t2 - t1, c, tc, k, tk))
     });
     match runs {
-        Ok((p, tp, d, td, c, tc)) => {
+        Ok((p, tp, d, td, c, tc, k, tk)) => {
             println!(
                 "# host pendulum {:.0} steps/s",
                 f64::from(p.steps) / tp.as_secs_f64()
@@ -44,6 +47,10 @@ fn main() -> ExitCode {
             println!(
                 "# host cartpole {:.0} steps/s",
                 f64::from(c.steps) / tc.as_secs_f64()
+            );
+            println!(
+                "# host chain3d {:.0} steps/s",
+                f64::from(k.steps) / tk.as_secs_f64()
             );
             ExitCode::SUCCESS
         }
