@@ -28,7 +28,8 @@ pub struct Options {
     /// models the iteration matrix is a block-structured approximation evaluated once per step
     /// at its start (mass matrix and constraint Jacobian there; only `N × N` and `M × M` blocks
     /// are factored); if that iteration converges slowly (rate above 1/2) or not at all, the
-    /// solve is redone with full Newton and the exact Jacobian before an error is reported.
+    /// solve is redone with full Newton and the exact Jacobian before an error is reported
+    /// (models with sparse factors first refactor them once at the current iterate and go on).
     /// Converged results agree with full Newton's to round-off. `false`: full Newton
     /// throughout. Default `true`.
     pub simplified_newton: bool,

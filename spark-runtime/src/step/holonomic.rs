@@ -522,6 +522,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     let mut cons = [(zero_m, SVector::<f64, N>::zeros()); S];
                     let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
                     let mut converged = false;
+                    // Sparse models: once per step, a slow simplified iteration gets its matrix
+                    // refactored at the current iterate before full (dense) Newton is tried.
+                    let mut refreshed: Option<StageMatrix<N, M, S, Fac::Blocks>> = None;
+                    let mut spent = 0;
                     let approx = if simplified {
                         match &approx {
                             Some(a) => Some(a),
@@ -560,7 +564,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                                     .constraint_gradient(lobatto_times[st - 1], &qls[st - 1])
                                     .1,
                                 known,
-                                iterations: monitor.iterations(),
+                                iterations: spent + monitor.iterations(),
                             });
                         }
                         let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
@@ -595,7 +599,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                         // residual is amplified by it, so it sets the attainable accuracy.
                         let mut attainable = 0.0f64;
                         if let Some(approx) = approx {
-                            approx.solve(tab, &mut rv, &mut rmu);
+                            refreshed
+                                .as_ref()
+                                .unwrap_or(approx)
+                                .solve(tab, &mut rv, &mut rmu);
                         } else {
                             let stages = StageIterate {
                                 times: &times,
@@ -650,7 +657,23 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                         if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                             converged = true;
                         } else if simplified && monitor.is_slow() {
-                            return Err(slow(Phase::Stages, monitor.iterations()));
+                            if Sys::SPARSE_SADDLE && refreshed.is_none() {
+                                let q_mid = (q0 + qls[st - 1]) * 0.5;
+                                refreshed = Fac::start(
+                                    sys,
+                                    tab,
+                                    (t0, &q0, &v0),
+                                    (t0 + 0.5 * h, &q_mid),
+                                    true,
+                                )
+                                .approx;
+                                if refreshed.is_some() {
+                                    spent += monitor.iterations();
+                                    monitor = Monitor::new(Phase::Stages, options.max_iterations);
+                                    continue;
+                                }
+                            }
+                            return Err(slow(Phase::Stages, spent + monitor.iterations()));
                         }
                     }
                 };
