@@ -56,23 +56,12 @@ spark::mechanics! {
     }
 }
 
-spark::mechanics! {
-    const N: usize = 10;
-    fn norm2(a: f64, b: f64, c: f64) -> f64 { a.powi(2) + b.powi(2) + c.powi(2) }
-    /// A 3D chain of N = 10 unit point masses on unit rods hanging from the origin (as in
-    /// `examples/chain3d.rs`): 30 coordinates, 10 constraints, gravity along −z. The step
-    /// uses the sparse factors the macro emits for it.
-    pub struct Chain3d {
-        coordinates: [x[N], y[N], z[N]],
-        velocities: [vx[N], vy[N], vz[N]],
-        parameters: [g = 9.81],
-        lagrangian: (0..N).map(|i| 0.5 * norm2(vx[i], vy[i], vz[i]) - g * z[i]).sum::<f64>(),
-        holonomic: [
-            norm2(x[0], y[0], z[0]) - 1.0,
-            for i in 1..N { norm2(x[i] - x[i - 1], y[i] - y[i - 1], z[i] - z[i - 1]) - 1.0 },
-        ],
-    }
-}
+// `chain!`: the 3D chain of unit point masses on unit rods of `examples/chain3d.rs`.
+include!("../../examples/models/chain3d.rs");
+
+// The chain with N = 10: 30 coordinates, 10 constraints, gravity along −z; its step uses the
+// sparse factors the macro emits for it.
+chain!(Chain3d, 10);
 
 /// Steps of each run.
 pub const STEPS: u32 = 1000;

@@ -53,6 +53,16 @@ pub(crate) trait Factoring<
         simplified: bool,
     ) -> Start<N, M, S, Self::Blocks, Self::Kept>;
 
+    /// A stage matrix factored again, with `L` at `at` and `G` at `g_at`, for a simplified
+    /// iteration that converges slowly; `None` when the strategy goes straight to full Newton
+    /// instead (or the matrix is singular).
+    fn refactor(
+        sys: &'a Sys,
+        tab: &SparkTableau<S>,
+        at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        g_at: (f64, &SVector<f64, N>),
+    ) -> Option<StageMatrix<N, M, S, Self::Blocks>>;
+
     /// The mass matrix at the step start, when the factoring has it (for the prediction of a
     /// model whose mass matrix varies).
     fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>>;
@@ -129,6 +139,16 @@ impl<
             kept: d0,
             approx,
         }
+    }
+
+    /// Dense models go straight to full Newton.
+    fn refactor(
+        _: &'a Sys,
+        _: &SparkTableau<S>,
+        _: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        _: (f64, &SVector<f64, N>),
+    ) -> Option<StageMatrix<N, M, S, Self::Blocks>> {
+        None
     }
 
     fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>> {
@@ -209,8 +229,7 @@ impl<
     ) -> Start<N, M, S, Self::Blocks, Self::Kept> {
         let (p, f, lvq_v) = sys.momentum_force_lvq_v(t0, q0, v0);
         let approx = if simplified {
-            SparseSaddle::new(sys, (t0, q0, v0), g_at)
-                .and_then(|b| StageMatrix::with_blocks(tab, b).ok())
+            <Self as Factoring<'a, Sys, N, M, K, S>>::refactor(sys, tab, (t0, q0, v0), g_at)
         } else {
             None
         };
@@ -221,6 +240,17 @@ impl<
             kept: (),
             approx,
         }
+    }
+
+    /// The sparse factors are cheap to redo: a slow iteration refactors them at its iterate
+    /// before full (dense) Newton is tried.
+    fn refactor(
+        sys: &'a Sys,
+        tab: &SparkTableau<S>,
+        at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        g_at: (f64, &SVector<f64, N>),
+    ) -> Option<StageMatrix<N, M, S, Self::Blocks>> {
+        SparseSaddle::new(sys, at, g_at).and_then(|b| StageMatrix::with_blocks(tab, b).ok())
     }
 
     fn start_mass(_: &Self::Kept) -> Option<&SMatrix<f64, N, N>> {

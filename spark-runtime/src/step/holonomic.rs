@@ -657,16 +657,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                         if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                             converged = true;
                         } else if simplified && monitor.is_slow() {
-                            if Sys::SPARSE_SADDLE && refreshed.is_none() {
+                            if refreshed.is_none() {
                                 let q_mid = (q0 + qls[st - 1]) * 0.5;
-                                refreshed = Fac::start(
-                                    sys,
-                                    tab,
-                                    (t0, &q0, &v0),
-                                    (t0 + 0.5 * h, &q_mid),
-                                    true,
-                                )
-                                .approx;
+                                refreshed =
+                                    Fac::refactor(sys, tab, (t0, &q0, &v0), (t0 + 0.5 * h, &q_mid));
                                 if refreshed.is_some() {
                                     spent += monitor.iterations();
                                     monitor = Monitor::new(Phase::Stages, options.max_iterations);
