@@ -557,11 +557,7 @@ impl Lowerer<'_> {
         if values.len() != 1 {
             self.cx.error_spanned_help(
                 whole,
-                format!(
-                    "`dt` takes 1 argument but {} {} given",
-                    values.len(),
-                    if values.len() == 1 { "was" } else { "were" }
-                ),
+                format!("`dt` takes 1 argument but {} were given", values.len()),
                 "write `dt(e)` for the time derivative of `e`",
             );
             return self.placeholder();
@@ -579,7 +575,10 @@ impl Lowerer<'_> {
             return self.placeholder();
         };
         let (time, pairs) = (rates.time, rates.pairs.clone());
-        if pairs.iter().any(|&(_, v)| self.arena.depends_on(e, v)) {
+        if self
+            .arena
+            .any_depends_on(&[e], |i| pairs.iter().any(|&(_, v)| v == i))
+        {
             self.cx.error_spanned_help(
                 args[0],
                 "the argument of `dt` depends on a velocity, so its time derivative needs \
