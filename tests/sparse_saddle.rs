@@ -107,6 +107,61 @@ fn sparse_solves_equal_dense_solves() {
     assert!(!bad.saddle_factor((0.1, &q, &v), (0.15, &qg), &mut store));
 }
 
+/// The evaluations a sparse model emits so that its step forms no `M × N` matrix (`G x`,
+/// `Gᵀ y`, `G`'s row norms, the hidden constraint without `G`) against the dense `G` and
+/// `velocity_constraint`, on a time-dependent model too (its `w` has a `g_t` term).
+#[test]
+fn sparse_evaluations_equal_dense_ones() {
+    fn check<Sys: Lagrangian<D, 4>>(sys: &Sys) {
+        let q = V::from_fn(|k, _| 0.3 + (k as f64 * 0.7).sin());
+        let v = V::from_fn(|k, _| (k as f64 * 1.3).cos());
+        let x = V::from_fn(|k, _| (k as f64 * 0.37).sin());
+        let y = SVector::<f64, 4>::from_fn(|k, _| 1.0 - 0.6 * k as f64);
+        let t = 0.7;
+        let close = |a: &[f64], b: &[f64]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(a, b)| (a - b).abs() <= 1e-13 * (1.0 + b.abs()))
+        };
+        let dense = sys.velocity_constraint(t, &q, &v);
+        let g = dense.gq;
+        let (gx, gty) = sys.constraint_products(t, &q, &x, &y);
+        assert!(
+            close(gx.as_slice(), (g * x).as_slice()),
+            "{gx} vs {}",
+            g * x
+        );
+        assert!(close(gty.as_slice(), g.tr_mul(&y).as_slice()));
+        let norms = SVector::<f64, 4>::from_fn(|k, _| g.row(k).norm());
+        assert!(close(
+            sys.constraint_row_norms(t, &q).as_slice(),
+            norms.as_slice()
+        ));
+        let (w, wq_v) = sys.hidden_constraint(t, &q, &v);
+        assert!(close(w.as_slice(), dense.w.as_slice()));
+        assert!(close(wq_v.as_slice(), dense.wq_v.as_slice()));
+    }
+    check(&CoupledChain::default());
+    check(&PulledChain::default());
+    const { assert!(<PulledChain as Lagrangian<12, 4>>::SPARSE_SADDLE) };
+}
+
+spark::mechanics! {
+    const N: usize = 4;
+    /// The 3D chain with its first rod's length driven in time: constraints with `g_t ≠ 0`.
+    pub struct PulledChain {
+        coordinates: [x[N], y[N], z[N]],
+        velocities: [vx[N], vy[N], vz[N]],
+        parameters: [g = 9.81],
+        lagrangian: (0..N).map(|i| 0.5 * (vx[i].powi(2) + vy[i].powi(2) + vz[i].powi(2)) - g * z[i]).sum::<f64>(),
+        holonomic: [
+            x[0].powi(2) + y[0].powi(2) + z[0].powi(2) - (1.0 + 0.1 * t.sin()).powi(2),
+            for i in 1..N { (x[i] - x[i - 1]).powi(2) + (y[i] - y[i - 1]).powi(2) + (z[i] - z[i - 1]).powi(2) - 1.0 },
+        ],
+    }
+}
+
 /// Steps with the sparse simplified Newton iteration keep the constraints to round-off and
 /// agree with steps by full Newton with dense exact matrices.
 fn agrees_with_full_newton<Sys: Lagrangian<D, 4> + Clone>(sys: Sys) {

@@ -31,6 +31,8 @@ fn main() -> ExitCode {
         let t3 = Instant::now();
         let k = scenario::chain3d(&mut out)?;
         let tk = t3.elapsed();
+        let z = scenario::chain3d_step()?;
+        fmt::Write::write_fmt(&mut out, format_args!("chain3d_one_step done z {z:.16e}\n"))?;
         scenario::cartpole_jacobian(&mut out)?;
         Ok((p, t1 - t0, d, t2 - t1, c, tc, k, tk))
     });

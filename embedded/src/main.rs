@@ -60,6 +60,12 @@ fn run(out: &mut hio::HostStream) -> Result<(), RunError> {
     measured(out, "double_pendulum", scenario::double_pendulum)?;
     measured(out, "cartpole", scenario::cartpole)?;
     measured(out, "chain3d", scenario::chain3d)?;
+    // One chain step alone (the run above also projects its start and evaluates residuals).
+    stack::paint();
+    let z = scenario::chain3d_step()?;
+    let used = stack::high_water();
+    writeln!(out, "# stack chain3d_one_step bytes {used}")?;
+    writeln!(out, "chain3d_one_step done z {z:.16e}")?;
     stack::paint();
     scenario::cartpole_jacobian(out)?;
     let used = stack::high_water();

@@ -166,6 +166,26 @@ pub fn chain3d<W: Write>(out: &mut W) -> Result<Summary, RunError> {
     run("chain3d", sim, State::new(0.0, q, v), out, |_, _| {})
 }
 
+/// One step of [`chain3d`]'s chain from its start (consistent as written: the links are unit
+/// vectors, the velocities perpendicular to them), nothing else: what a step alone needs of the
+/// stack. Returns the new state's last coordinate.
+#[inline(never)]
+pub fn chain3d_step() -> Result<f64, RunError> {
+    let mut sim = Integrator::<Chain3d, GaussLobatto<2>>::new(Chain3d::default(), 0.01)?;
+    let mut q = [0.0; 30];
+    let mut v = [0.0; 30];
+    for i in 0..10 {
+        let r = (i + 1) as f64;
+        q[i] = 0.8 * r;
+        q[10 + i] = 0.6 * r;
+        v[i] = -0.6 * 0.1 * r;
+        v[10 + i] = 0.8 * 0.1 * r;
+    }
+    let mut s = State::new(0.0, q, v);
+    sim.step(&mut s)?;
+    Ok(s.q[29])
+}
+
 /// The Jacobian of one step of the cart-pole (`GaussLobatto<2>`, h = 0.01) from the state of
 /// [`cartpole`]'s start with `u = 1.5`: every entry of the six blocks printed on lines
 /// `cartpole_jacobian row <k> ...` (rows of `[dq_dq dq_dv dq_du; dv_dq dv_dv dv_du]`), to compare

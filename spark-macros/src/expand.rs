@@ -505,6 +505,13 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         &hc_targets,
         quote!(),
     );
+    let mut hidden_ids: Vec<Id> = d.w.clone();
+    hidden_ids.extend(&d.wq_v);
+    let Body {
+        lets: hidden_lets,
+        exprs: hidden_exprs,
+    } = body(&model, &hidden_ids);
+    let (hidden_w, hidden_wq_v) = hidden_exprs.split_at(d.w.len());
     let mut vc_targets = vector_targets("w", &d.w);
     vc_targets.extend(matrix_targets("wq", &d.wq, false));
     vc_targets.extend(matrix_targets("wv", &d.gq, false));
@@ -563,6 +570,11 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             #[inline]
             fn velocity_constraint(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraint<#n, #m> {
                 #hc_body
+            }
+            #[inline]
+            fn hidden_constraint(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_m, #vec_m) {
+                #hidden_lets
+                (<#vec_m>::from([#(#hidden_w),*]), <#vec_m>::from([#(#hidden_wq_v),*]))
             }
         }
     }
@@ -642,6 +654,38 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
         exprs: cr_exprs,
     } = body(model, &cr_ids);
     let (cr_g, cr_r) = cr_exprs.split_at(m);
+    // G x (x in the velocity slots: G is free of v) and Gᵀ y (y in the multiplier slots), for
+    // `constraint_products`; G's row norms, for `constraint_row_norms`.
+    let (products, norms): (Vec<Id>, Vec<Id>) = {
+        let ar = &mut model.arena;
+        let gx =
+            d.gq.iter()
+                .map(|row| {
+                    let mut r = ar.constant(0.0);
+                    let mut sq = ar.constant(0.0);
+                    for (c, &e) in row.iter().enumerate() {
+                        let x = ar.var(vars.v(c));
+                        let term = ar.mul(e, x);
+                        r = ar.add(r, term);
+                        let e2 = ar.mul(e, e);
+                        sq = ar.add(sq, e2);
+                    }
+                    (r, ar.sqrt(sq))
+                })
+                .collect::<Vec<_>>();
+        let (mut gx, norms): (Vec<Id>, Vec<Id>) = gx.into_iter().unzip();
+        gx.extend(&reaction);
+        (gx, norms)
+    };
+    let Body {
+        lets: gp_lets,
+        exprs: gp_exprs,
+    } = body(model, &products);
+    let (gp_gx, gp_gty) = gp_exprs.split_at(m);
+    let Body {
+        lets: gn_lets,
+        exprs: gn_exprs,
+    } = body(model, &norms);
     let rt = quote!(::spark::__private::runtime);
     let na = quote!(::spark::__private::nalgebra);
     let vec_n = quote!(#na::SVector<f64, #n>);
@@ -697,6 +741,16 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
         }
         fn saddle_g_tr(&self, store: &#store, y: &#vec_m) -> #vec_n {
             <#vec_n>::from(#g_tr)
+        }
+        #[inline]
+        fn constraint_products(&self, t: f64, q: &#vec_n, x: &#vec_n, y: &#vec_m) -> (#vec_m, #vec_n) {
+            let (v, mu) = (x, y);
+            #gp_lets
+            (<#vec_m>::from([#(#gp_gx),*]), <#vec_n>::from([#(#gp_gty),*]))
+        }
+        fn constraint_row_norms(&self, t: f64, q: &#vec_n) -> #vec_m {
+            #gn_lets
+            <#vec_m>::from([#(#gn_exprs),*])
         }
     }
 }

@@ -187,6 +187,28 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         (g, gq.tr_mul(mu))
     }
 
+    /// `(G x, Gᵀ y)` with `G = g_q(t, q)`: products with the constraint Jacobian, what the
+    /// holonomic step needs of `G` outside its factored matrices. `mechanics!` emits a version
+    /// that forms no `M × N` matrix for models with [`Lagrangian::SPARSE_SADDLE`].
+    fn constraint_products(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        x: &SVector<f64, N>,
+        y: &SVector<f64, M>,
+    ) -> (SVector<f64, M>, SVector<f64, N>) {
+        let gq = self.constraint_gradient(t, q).1;
+        (gq * x, gq.tr_mul(y))
+    }
+
+    /// The Euclidean norms of the rows of `G = g_q(t, q)` (they scale the consistency check).
+    /// `mechanics!` emits a version that forms no `M × N` matrix for models with
+    /// [`Lagrangian::SPARSE_SADDLE`].
+    fn constraint_row_norms(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {
+        let gq = self.constraint_gradient(t, q).1;
+        SVector::from_fn(|k, _| gq.row(k).norm())
+    }
+
     /// `g_t + G v` and its derivatives.
     fn velocity_constraint_jacobian(
         &self,
@@ -210,6 +232,19 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
             gq: j.wv,
             wq_v: j.wq * v,
         }
+    }
+
+    /// `(w, (∂w/∂q) v)` with `w = g_t + G v`: [`Lagrangian::velocity_constraint`] without `G`,
+    /// what the holonomic step's iterations need of the hidden constraint. `mechanics!` emits
+    /// a version that forms no `M × N` matrix.
+    fn hidden_constraint(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, M>, SVector<f64, M>) {
+        let h = self.velocity_constraint(t, q, v);
+        (h.w, h.wq_v)
     }
 
     /// `k(t, q, v)`: the `K` nonholonomic constraints (reaction force `−k_vᵀψ`). The default is

@@ -7,6 +7,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::linalg::lu::{Factored, Singular};
 use crate::model::blocks::MassForce;
 use crate::model::Lagrangian;
+use crate::step::gradient::{Gradient, SparseGradient};
 use crate::step::stage_matrix::{
     DenseSaddle, EndMatrix, SaddleOps, SparseEnd, SparseSaddle, StageMatrix,
 };
@@ -26,6 +27,16 @@ pub(crate) struct Start<const N: usize, const M: usize, const S: usize, F, Kept>
     pub(crate) approx: Option<StageMatrix<N, M, S, F>>,
 }
 
+/// The hidden constraint at one point: `w = g_t + G v`, `(∂w/∂q) v` and `G`.
+pub(crate) struct Hidden<const M: usize, G> {
+    /// `w`.
+    pub(crate) w: SVector<f64, M>,
+    /// `(∂w/∂q) v`.
+    pub(crate) wq_v: SVector<f64, M>,
+    /// `G`.
+    pub(crate) g: G,
+}
+
 /// A way of factoring the step's simplified Newton matrices.
 pub(crate) trait Factoring<
     'a,
@@ -42,6 +53,19 @@ pub(crate) trait Factoring<
     type Kept;
     /// The factored end-point matrix.
     type End;
+    /// `G` at one point, outside the factored matrices.
+    type Gradient: Gradient<N, M>;
+
+    /// `G` at `(t, q)`.
+    fn gradient(sys: &'a Sys, t: f64, q: &SVector<f64, N>) -> Self::Gradient;
+
+    /// The hidden constraint and `G` at `(t, q, v)`.
+    fn hidden(
+        sys: &'a Sys,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Hidden<M, Self::Gradient>;
 
     /// Evaluates the step start `(t0, q0, v0)` and, when `simplified`, factors the stage
     /// matrix with `L` there and `G` at `g_at`.
@@ -68,16 +92,15 @@ pub(crate) trait Factoring<
     fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>>;
 
     /// Factors the end-point matrix at `(t1, q1, v1)` (reaction weight `weight`, reaction
-    /// directions `gq1`, hidden-constraint Jacobian `wv`); returns it with the momentum there.
-    #[allow(clippy::too_many_arguments)]
+    /// directions `gq1`, which are also the hidden constraint's `∂w/∂v = G(t1, q1)`); returns
+    /// it with the momentum there.
     fn end(
         sys: &'a Sys,
         kept: &Self::Kept,
         approx: Option<&StageMatrix<N, M, S, Self::Blocks>>,
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
         weight: f64,
-        gq1: &SMatrix<f64, M, N>,
-        wv: &SMatrix<f64, M, N>,
+        gq1: &Self::Gradient,
     ) -> Result<(Self::End, SVector<f64, N>), Singular>;
 
     /// Overwrites `(rv, rmu)` with the solution of the end-point system.
@@ -110,6 +133,25 @@ impl<
     /// The end matrix and the mass-matrix factors it was built with, unless they are the
     /// stage matrix's.
     type End = (EndMatrix<N, M>, Option<Factored<N>>);
+    type Gradient = SMatrix<f64, M, N>;
+
+    fn gradient(sys: &'a Sys, t: f64, q: &SVector<f64, N>) -> Self::Gradient {
+        sys.constraint_gradient(t, q).1
+    }
+
+    fn hidden(
+        sys: &'a Sys,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Hidden<M, Self::Gradient> {
+        let h = sys.velocity_constraint(t, q, v);
+        Hidden {
+            w: h.w,
+            wq_v: h.wq_v,
+            g: h.gq,
+        }
+    }
 
     fn start(
         sys: &'a Sys,
@@ -161,8 +203,7 @@ impl<
         approx: Option<&StageMatrix<N, M, S, Self::Blocks>>,
         (t1, q1, v1): (f64, &SVector<f64, N>, &SVector<f64, N>),
         weight: f64,
-        gq1: &SMatrix<f64, M, N>,
-        wv: &SMatrix<f64, M, N>,
+        gq1: &Self::Gradient,
     ) -> Result<(Self::End, SVector<f64, N>), Singular> {
         // A constant mass matrix (declared by the model, or found equal to the step start's)
         // is not evaluated or factored again.
@@ -182,7 +223,7 @@ impl<
             .as_ref()
             .or_else(|| approx.map(|a| a.blocks().mass()))
             .ok_or(Singular { column: 0 })?;
-        let m = EndMatrix::new(mass, weight, gq1, wv)?;
+        let m = EndMatrix::new(mass, weight, gq1, gq1)?;
         Ok(((m, own), p))
     }
 
@@ -219,6 +260,25 @@ impl<
     type Blocks = SparseSaddle<'a, Sys, N, M, K>;
     type Kept = ();
     type End = SparseEnd<'a, Sys, N, M, K>;
+    type Gradient = SparseGradient<'a, Sys, N, M, K>;
+
+    fn gradient(sys: &'a Sys, t: f64, q: &SVector<f64, N>) -> Self::Gradient {
+        SparseGradient::new(sys, t, q)
+    }
+
+    fn hidden(
+        sys: &'a Sys,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Hidden<M, Self::Gradient> {
+        let (w, wq_v) = sys.hidden_constraint(t, q, v);
+        Hidden {
+            w,
+            wq_v,
+            g: SparseGradient::new(sys, t, q),
+        }
+    }
 
     fn start(
         sys: &'a Sys,
@@ -263,8 +323,7 @@ impl<
         _: Option<&StageMatrix<N, M, S, Self::Blocks>>,
         (t1, q1, v1): (f64, &SVector<f64, N>, &SVector<f64, N>),
         weight: f64,
-        _: &SMatrix<f64, M, N>,
-        _: &SMatrix<f64, M, N>,
+        _: &Self::Gradient,
     ) -> Result<(Self::End, SVector<f64, N>), Singular> {
         let p = sys.momentum_force(t1, q1, v1).0;
         let saddle =

@@ -33,10 +33,11 @@ use crate::linalg::newton::{slow, with_fallback, SIMPLIFIED_MARGIN};
 use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
-use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, VelocityConstraint};
+use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian};
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
-use crate::step::factoring::{Dense, Factoring, Sparse, Start};
+use crate::step::factoring::{Dense, Factoring, Hidden, Sparse, Start};
+use crate::step::gradient::Gradient;
 use crate::step::stage_matrix::{SaddleOps, StageMatrix};
 use crate::step::start::inconsistency;
 use crate::step::Problem;
@@ -134,11 +135,16 @@ fn exact_correction<
     sys: &Sys,
     h: f64,
     it: &StageIterate<'_, N, M, S>,
-    gq0: &SMatrix<f64, M, N>,
+    (t0, q0): (f64, &SVector<f64, N>),
     (rv, rmu): (&mut [SVector<f64, N>; S], &mut [SVector<f64, M>; S]),
     noise: (f64, f64),
 ) -> Result<f64, lu::Singular> {
+    // `noise.1` is the constraint rows' rounding per unit of `max |G|`.
     let st = tab.s_tilde;
+    // The step start's G, dense (a sparse model forms no M × N matrix outside this solve).
+    let gq0 = sys.constraint_gradient(t0, q0).1;
+    // The constraint rows' rounding scales with G.
+    let noise = (noise.0, noise.1 * gq0.amax());
     let k_len = <StageLayout<N, M, S> as Layout>::LEN;
     let dyns: [DynamicsJacobian<N>; S] =
         core::array::from_fn(|i| sys.dynamics_jacobian(it.times[i], &it.qs[i], &it.vs[i]));
@@ -169,7 +175,7 @@ fn exact_correction<
     let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
     let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
     let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
-    assemble_stage_matrix(tab, h, &dyns, &hessians, gq0, jm);
+    assemble_stage_matrix(tab, h, &dyns, &hessians, &gq0, jm);
     lu::factor(jm, p, k_len)?;
     lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut rhs), k_len);
     for i in 0..S {
@@ -228,7 +234,7 @@ fn attainable(condition: f64) -> f64 {
 }
 
 /// The converged stage solve, reduced to what the end point needs.
-struct StageSolution<const N: usize, const M: usize, X> {
+struct StageSolution<const N: usize, const M: usize, X, G> {
     /// What the caller keeps of the stages (see [`Keep`]).
     kept: X,
     /// The last stage velocity: the end point's starting value.
@@ -236,7 +242,7 @@ struct StageSolution<const N: usize, const M: usize, X> {
     /// The end position `q1 = Q̃_s̃`.
     q1: SVector<f64, N>,
     /// `G` at `q1`.
-    gq1: SMatrix<f64, M, N>,
+    gq1: G,
     /// The known part of the end-point momentum equation (4.4f): `−p0 + Σ h b_j f_j` and the
     /// reactions of the multipliers `μ_0..μ_{s̃−1}`, negated as it enters the residual.
     known: SVector<f64, N>,
@@ -292,15 +298,16 @@ impl<const N: usize, const M: usize> Motion<N, M> {
 /// Kept out of line: inlined, its temporaries added about 1.4 kB to the Cortex-M4 run's stack.
 #[inline(never)]
 fn predict_motion<
+    'a,
     Sys: Lagrangian<N, M, K>,
     const N: usize,
     const M: usize,
     const K: usize,
     const S: usize,
-    F: SaddleOps<N, M>,
+    Fac: Factoring<'a, Sys, N, M, K, S>,
 >(
-    sys: &Sys,
-    approx: &StageMatrix<N, M, S, F>,
+    sys: &'a Sys,
+    approx: &StageMatrix<N, M, S, Fac::Blocks>,
     h: f64,
     state: &State<N>,
     (f0, lvq_v0, lvv0): (
@@ -308,7 +315,7 @@ fn predict_motion<
         &SVector<f64, N>,
         Option<&SMatrix<f64, N, N>>,
     ),
-    start: &VelocityConstraint<N, M>,
+    start: &Hidden<M, Fac::Gradient>,
 ) -> Option<Motion<N, M>> {
     let (t0, q0, v0) = (state.t, &state.q, &state.v);
     let force0 = f0 - lvq_v0;
@@ -320,8 +327,8 @@ fn predict_motion<
     }
     // The matrix used G at the midpoint: one correction with G(q0).
     let (da, dl) = approx.predict(
-        &(approx.blocks().g_tr_mul(&lambda0) - start.gq.tr_mul(&lambda0)),
-        &(start.wq_v + start.gq * a0),
+        &(approx.blocks().g_tr_mul(&lambda0) - start.g.tr_mul(&lambda0)),
+        &(start.wq_v + start.g.mul(&a0)),
     );
     a0 += da;
     lambda0 += dl;
@@ -341,10 +348,9 @@ fn predict_motion<
         // No dense mass matrix (sparse factors): the constant acceleration.
         return Some(constant);
     };
-    let wm = sys.velocity_constraint(tm, &qm, &vm);
-    let g_change = wm.gq - start.gq;
-    let r_force = force_change - g_change.tr_mul(&lambda0);
-    let r_curvature = (wm.wq_v - start.wq_v) + g_change * a0;
+    let wm = Fac::hidden(sys, tm, &qm, &vm);
+    let r_force = force_change - (wm.g.tr_mul(&lambda0) - start.g.tr_mul(&lambda0));
+    let r_curvature = (wm.wq_v - start.wq_v) + (wm.g.mul(&a0) - start.g.mul(&a0));
     let (da, dl) = approx.predict(&r_force, &r_curvature);
     let inv_half = 1.0 / half;
     let jerk = da * inv_half;
@@ -439,9 +445,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             let zero_m = SVector::<f64, M>::zeros();
 
             // Step-start quantities: reaction direction at q0, consistency, momentum.
-            let start = sys.velocity_constraint(t0, &q0, &v0);
+            let start = Fac::hidden(sys, t0, &q0, &v0);
             let g0 = sys.constraints(t0, &q0);
-            let gq0 = &start.gq;
+            let gq0 = &start.g;
             let (pos, vel) = inconsistency(&g0, &start.w, gq0);
             let tol_c = options.consistency_tolerance;
             if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
@@ -458,7 +464,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 f: f0,
                 lvq_v: lvq_v0,
                 kept,
-                approx,
+                mut approx,
             } = Fac::start(
                 sys,
                 tab,
@@ -468,7 +474,14 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             );
             let guess = approx.as_ref().and_then(|a| {
                 let lvv0 = Fac::start_mass(&kept);
-                predict_motion(sys, a, h, state, (&f0, &lvq_v0, lvv0), &start)
+                predict_motion::<Sys, N, M, K, S, Fac>(
+                    sys,
+                    a,
+                    h,
+                    state,
+                    (&f0, &lvq_v0, lvv0),
+                    &start,
+                )
             });
 
             let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
@@ -504,173 +517,169 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             };
             // Simplified Newton first (iteration matrix assembled and factored once, at the starting
             // iterate); if that iteration fails to converge, full Newton from the same start.
-            let solve_stages =
-                |simplified: bool| -> Result<StageSolution<N, M, Kp::Stages>, Error> {
-                    let mut vs = [v0; S];
-                    let mut mu = [zero_m; S];
-                    if let Some(motion) = &guess {
-                        for i in 0..S {
-                            vs[i] += motion.velocity_change(h, tab.c[i]);
-                            if i < st {
-                                let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
-                                mu[i] = motion.impulse(h, c);
-                            }
+            let solve_stages = |simplified: bool| -> Result<
+                StageSolution<N, M, Kp::Stages, Fac::Gradient>,
+                Error,
+            > {
+                let mut vs = [v0; S];
+                let mut mu = [zero_m; S];
+                if let Some(motion) = &guess {
+                    for i in 0..S {
+                        vs[i] += motion.velocity_change(h, tab.c[i]);
+                        if i < st {
+                            let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
+                            mu[i] = motion.impulse(h, c);
                         }
                     }
-                    // Per Lobatto node i < s̃: g and G̃_iᵀ μ_{i+1} (the reaction of the next
-                    // multiplier slot, zero past the last).
-                    let mut cons = [(zero_m, SVector::<f64, N>::zeros()); S];
-                    let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-                    let mut converged = false;
-                    // Sparse models: once per step, a slow simplified iteration gets its matrix
-                    // refactored at the current iterate before full (dense) Newton is tried.
-                    let mut refreshed: Option<StageMatrix<N, M, S, Fac::Blocks>> = None;
-                    let mut spent = 0;
-                    let approx = if simplified {
-                        match &approx {
-                            Some(a) => Some(a),
-                            None => return Err(slow(Phase::Stages, 0)),
+                }
+                // Per Lobatto node i < s̃: g and G̃_iᵀ μ_{i+1} (the reaction of the next
+                // multiplier slot, zero past the last).
+                let mut cons = [(zero_m, SVector::<f64, N>::zeros()); S];
+                let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+                let mut converged = false;
+                // Sparse models: once per step, a slow simplified iteration gets its matrix
+                // refactored at the current iterate before full (dense) Newton is tried.
+                // (In place: a second matrix would add its store to the stack.)
+                let mut refreshed = false;
+                let mut spent = 0;
+                if simplified && approx.is_none() {
+                    return Err(slow(Phase::Stages, 0));
+                }
+                loop {
+                    let qs: [SVector<f64, N>; S] =
+                        core::array::from_fn(|i| positions(&vs, &h_a, i));
+                    let qls: [SVector<f64, N>; S] =
+                        core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
+                    // Converged, the last node's g is not needed, only its G (below).
+                    let nodes = if converged { st - 1 } else { st };
+                    for i in 0..nodes {
+                        let next = if i + 1 < st { mu[i + 1] } else { zero_m };
+                        cons[i] = sys.constraint_reaction(lobatto_times[i], &qls[i], &next);
+                    }
+                    if converged {
+                        // What the end point needs: forces at the converged stages, the reactions
+                        // of the stage multipliers, G at q1.
+                        let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
+                        for j in 0..S {
+                            known -=
+                                sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
                         }
-                    } else {
-                        None
-                    };
-                    loop {
-                        let qs: [SVector<f64, N>; S] =
-                            core::array::from_fn(|i| positions(&vs, &h_a, i));
-                        let qls: [SVector<f64, N>; S] =
-                            core::array::from_fn(|i| positions(&vs, &h_a_bar, i));
-                        // Converged, the last node's g is not needed, only its G (below).
-                        let nodes = if converged { st - 1 } else { st };
-                        for i in 0..nodes {
-                            let next = if i + 1 < st { mu[i + 1] } else { zero_m };
-                            cons[i] = sys.constraint_reaction(lobatto_times[i], &qls[i], &next);
+                        for j in 1..st {
+                            known += cons[j - 1].1 * tab.b_lob[j - 1];
                         }
-                        if converged {
-                            // What the end point needs: forces at the converged stages, the reactions
-                            // of the stage multipliers, G at q1.
-                            let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
-                            for j in 0..S {
-                                known -=
-                                    sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
-                            }
-                            for j in 1..st {
-                                known += cons[j - 1].1 * tab.b_lob[j - 1];
-                            }
-                            return Ok(StageSolution {
-                                kept: Kp::stages(&vs, &mu),
-                                v_last: vs[S - 1],
-                                q1: qls[st - 1],
-                                gq1: sys
-                                    .constraint_gradient(lobatto_times[st - 1], &qls[st - 1])
-                                    .1,
-                                known,
-                                iterations: spent + monitor.iterations(),
-                            });
-                        }
-                        let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
-                            core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
-
-                        // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
-                        // multiplier slots (s̃ < S) get the trivial equation μ = 0.
-                        let mut rv = [SVector::<f64, N>::zeros(); S];
-                        let mut rmu = [zero_m; S];
-                        // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
-                        let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
-                            if j == 0 {
-                                gq0.tr_mul(&mu[0])
-                            } else if j < st {
-                                cons[j - 1].1
-                            } else {
-                                SVector::zeros()
-                            }
+                        return Ok(StageSolution {
+                            kept: Kp::stages(&vs, &mu),
+                            v_last: vs[S - 1],
+                            q1: qls[st - 1],
+                            gq1: Fac::gradient(sys, lobatto_times[st - 1], &qls[st - 1]),
+                            known,
+                            iterations: spent + monitor.iterations(),
                         });
-                        for i in 0..S {
-                            let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
-                            for j in 0..S {
-                                rho -= pf[j].1 * h_a_hat[i][j];
-                            }
-                            for j in 1..st {
-                                rho += reactions[j] * tab.a_til[i][j - 1];
-                            }
-                            rv[i] = -rho;
-                            rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
-                        }
-                        // Condition estimate of the Newton matrix (full Newton): rounding in the
-                        // residual is amplified by it, so it sets the attainable accuracy.
-                        let mut attainable = 0.0f64;
-                        if let Some(approx) = approx {
-                            refreshed
-                                .as_ref()
-                                .unwrap_or(approx)
-                                .solve(tab, &mut rv, &mut rmu);
-                        } else {
-                            let stages = StageIterate {
-                                times: &times,
-                                lobatto_times: &lobatto_times,
-                                qs: &qs,
-                                qls: &qls,
-                                vs: &vs,
-                                mu: &mu,
-                            };
-                            // Rounding of the momentum rows (the largest of their terms) and of
-                            // the constraint rows g/h (|q| ε |G| / h).
-                            let momentum = pf.iter().fold(max_abs(&p0), |m, x| {
-                                m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
-                            });
-                            let noise = (
-                                f64::EPSILON
-                                    * (momentum
-                                        + reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)))),
-                                f64::EPSILON * (1.0 + max_abs(&q0)) * gq0.amax() * inv_h.abs(),
-                            );
-                            attainable = exact_correction(
-                                tab,
-                                sys,
-                                h,
-                                &stages,
-                                gq0,
-                                (&mut rv, &mut rmu),
-                                noise,
-                            )
-                            .map_err(|_| monitor.singular())?;
-                        }
-                        let mut delta = 0.0f64;
-                        for i in 0..S {
-                            vs[i] += rv[i];
-                            delta = delta.max(max_abs(&rv[i]));
-                            mu[i] += rmu[i];
-                        }
-                        let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
-                        if vscale == 0.0 {
-                            converged = true;
-                            continue;
-                        }
-                        let unit = tolerance(simplified) * vscale;
-                        if ATTAINABLE_MARGIN * attainable > ILL_CONDITIONED * unit {
-                            // Rounding alone moves the solution by far more than the tolerance:
-                            // the constraints (nearly) lost rank, and the step equations have
-                            // several nearby solutions; whichever Newton finds is not to be trusted.
-                            return Err(monitor.singular());
-                        }
-                        let noise = (64.0 * f64::EPSILON * (vscale + position_noise))
-                            .max(ATTAINABLE_MARGIN * attainable);
-                        if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                            converged = true;
-                        } else if simplified && monitor.is_slow() {
-                            if refreshed.is_none() {
-                                let q_mid = (q0 + qls[st - 1]) * 0.5;
-                                refreshed =
-                                    Fac::refactor(sys, tab, (t0, &q0, &v0), (t0 + 0.5 * h, &q_mid));
-                                if refreshed.is_some() {
-                                    spent += monitor.iterations();
-                                    monitor = Monitor::new(Phase::Stages, options.max_iterations);
-                                    continue;
-                                }
-                            }
-                            return Err(slow(Phase::Stages, spent + monitor.iterations()));
-                        }
                     }
-                };
+                    let pf: [(SVector<f64, N>, SVector<f64, N>); S] =
+                        core::array::from_fn(|i| sys.momentum_force(times[i], &qs[i], &vs[i]));
+
+                    // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
+                    // multiplier slots (s̃ < S) get the trivial equation μ = 0.
+                    let mut rv = [SVector::<f64, N>::zeros(); S];
+                    let mut rmu = [zero_m; S];
+                    // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
+                    let reactions: [SVector<f64, N>; S] = core::array::from_fn(|j| {
+                        if j == 0 {
+                            gq0.tr_mul(&mu[0])
+                        } else if j < st {
+                            cons[j - 1].1
+                        } else {
+                            SVector::zeros()
+                        }
+                    });
+                    for i in 0..S {
+                        let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
+                        for j in 0..S {
+                            rho -= pf[j].1 * h_a_hat[i][j];
+                        }
+                        for j in 1..st {
+                            rho += reactions[j] * tab.a_til[i][j - 1];
+                        }
+                        rv[i] = -rho;
+                        rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
+                    }
+                    // Condition estimate of the Newton matrix (full Newton): rounding in the
+                    // residual is amplified by it, so it sets the attainable accuracy.
+                    let mut attainable = 0.0f64;
+                    if let (true, Some(approx)) = (simplified, &approx) {
+                        approx.solve(tab, &mut rv, &mut rmu);
+                    } else {
+                        let stages = StageIterate {
+                            times: &times,
+                            lobatto_times: &lobatto_times,
+                            qs: &qs,
+                            qls: &qls,
+                            vs: &vs,
+                            mu: &mu,
+                        };
+                        // Rounding of the momentum rows (the largest of their terms) and of
+                        // the constraint rows g/h (|q| ε |G| / h; `exact_correction` applies
+                        // the |G|).
+                        let momentum = pf.iter().fold(max_abs(&p0), |m, x| {
+                            m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
+                        });
+                        let noise = (
+                            f64::EPSILON
+                                * (momentum
+                                    + reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)))),
+                            f64::EPSILON * (1.0 + max_abs(&q0)) * inv_h.abs(),
+                        );
+                        attainable = exact_correction(
+                            tab,
+                            sys,
+                            h,
+                            &stages,
+                            (t0, &q0),
+                            (&mut rv, &mut rmu),
+                            noise,
+                        )
+                        .map_err(|_| monitor.singular())?;
+                    }
+                    let mut delta = 0.0f64;
+                    for i in 0..S {
+                        vs[i] += rv[i];
+                        delta = delta.max(max_abs(&rv[i]));
+                        mu[i] += rmu[i];
+                    }
+                    let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
+                    if vscale == 0.0 {
+                        converged = true;
+                        continue;
+                    }
+                    let unit = tolerance(simplified) * vscale;
+                    if ATTAINABLE_MARGIN * attainable > ILL_CONDITIONED * unit {
+                        // Rounding alone moves the solution by far more than the tolerance:
+                        // the constraints (nearly) lost rank, and the step equations have
+                        // several nearby solutions; whichever Newton finds is not to be trusted.
+                        return Err(monitor.singular());
+                    }
+                    let noise = (64.0 * f64::EPSILON * (vscale + position_noise))
+                        .max(ATTAINABLE_MARGIN * attainable);
+                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                        converged = true;
+                    } else if simplified && monitor.is_slow() {
+                        if !refreshed {
+                            refreshed = true;
+                            let q_mid = (q0 + qls[st - 1]) * 0.5;
+                            let again =
+                                Fac::refactor(sys, tab, (t0, &q0, &v0), (t0 + 0.5 * h, &q_mid));
+                            if again.is_some() {
+                                approx = again;
+                                spent += monitor.iterations();
+                                monitor = Monitor::new(Phase::Stages, options.max_iterations);
+                                continue;
+                            }
+                        }
+                        return Err(slow(Phase::Stages, spent + monitor.iterations()));
+                    }
+                }
+            };
             let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
             let stage_iterations = stages.iterations + fallback_iterations;
 
@@ -687,18 +696,11 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
                 let mut matrix: Option<Fac::End> = None;
                 loop {
-                    let w = sys.velocity_constraint(t1, q1, &v1);
+                    let w = sys.hidden_constraint(t1, q1, &v1).0;
                     let p = if matrix.is_none() || !simplified {
-                        let (m, p) = Fac::end(
-                            sys,
-                            &kept,
-                            approx.as_ref(),
-                            (t1, q1, &v1),
-                            weight,
-                            gq1,
-                            &w.gq,
-                        )
-                        .map_err(|_| monitor.singular())?;
+                        let (m, p) =
+                            Fac::end(sys, &kept, approx.as_ref(), (t1, q1, &v1), weight, gq1)
+                                .map_err(|_| monitor.singular())?;
                         // The Schur complement is built with G and W at the end point in both
                         // iterations: its conditioning bounds what either can resolve.
                         if attainable(Fac::end_condition(&m)) > ILL_CONDITIONED * tolerance(false) {
@@ -711,7 +713,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     };
                     let rho = p + known + gq1.tr_mul(&mu_end) * weight;
                     let mut dv = -rho;
-                    let mut dmu = -w.w;
+                    let mut dmu = -w;
                     if let Some(m) = &matrix {
                         Fac::end_solve(m, approx.as_ref(), &mut dv, &mut dmu);
                     }
@@ -829,11 +831,11 @@ mod tests {
             v: V2::new(0.5f64.cos(), 0.5f64.sin()) * 1.5,
         };
         let d0 = sys.mass_force(0.0, &state.q, &state.v);
-        let start = sys.velocity_constraint(0.0, &state.q, &state.v);
+        let start = <Dense as Factoring<'_, Sys, 2, 1, 0, 2>>::hidden(sys, 0.0, &state.q, &state.v);
         let q_mid = state.q + state.v * (0.5 * h);
         let g_mid = sys.constraint_gradient(0.5 * h, &q_mid).1;
         let approx = StageMatrix::new(&tab, &d0.lvv, &g_mid).unwrap();
-        let motion = predict_motion(
+        let motion = predict_motion::<Sys, 2, 1, 0, 2, Dense>(
             sys,
             &approx,
             h,

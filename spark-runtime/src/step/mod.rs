@@ -18,6 +18,7 @@
 pub(crate) mod assembly;
 pub mod emprk;
 pub(crate) mod factoring;
+pub(crate) mod gradient;
 pub mod holonomic;
 pub mod index2;
 pub mod jacobian;

@@ -6,18 +6,21 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::Error;
 use crate::linalg::vector::max_abs;
 use crate::model::{Lagrangian, State};
+use crate::step::gradient::Gradient;
 use crate::step::Problem;
 
 /// Consistency of a state: constraint violations turned into a distance and a speed.
+/// Each row is scaled by the norm of its row of `G` (`gq`, dense or sparse).
 pub(crate) fn inconsistency<const N: usize, const M: usize>(
     g: &SVector<f64, M>,
     w: &SVector<f64, M>,
-    gq: &nalgebra::SMatrix<f64, M, N>,
+    gq: &impl Gradient<N, M>,
 ) -> (f64, f64) {
     let mut pos = 0.0f64;
     let mut vel = 0.0f64;
+    let norms = gq.row_norms();
     for k in 0..M {
-        let norm = gq.row(k).norm();
+        let norm = norms[k];
         let scale = if norm > 0.0 { norm } else { 1.0 };
         pos = pos.max(g[k].abs() / scale);
         vel = vel.max(w[k].abs() / scale);
