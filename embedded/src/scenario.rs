@@ -153,35 +153,31 @@ pub fn cartpole<W: Write>(out: &mut W) -> Result<Summary, RunError> {
 /// (2,2)-Gauss-Lobatto SPARK, h = 0.01, [`STEPS`] steps.
 pub fn chain3d<W: Write>(out: &mut W) -> Result<Summary, RunError> {
     let sim = Integrator::<Chain3d, GaussLobatto<2>>::new(Chain3d::default(), 0.01)?;
+    run("chain3d", sim, chain3d_start(), out, |_, _| {})
+}
+
+/// The chain straight out along (0.8, 0.6, 0), each mass moving horizontally, perpendicular
+/// to the chain, with a speed growing along it: consistent as written (unit links, velocities
+/// perpendicular to them).
+fn chain3d_start() -> State<30> {
     let mut q = [0.0; 30];
     let mut v = [0.0; 30];
     for i in 0..10 {
         let r = (i + 1) as f64;
         q[i] = 0.8 * r;
         q[10 + i] = 0.6 * r;
-        // Perpendicular to the chain, horizontal.
         v[i] = -0.6 * 0.1 * r;
         v[10 + i] = 0.8 * 0.1 * r;
     }
-    run("chain3d", sim, State::new(0.0, q, v), out, |_, _| {})
+    State::new(0.0, q, v)
 }
 
-/// One step of [`chain3d`]'s chain from its start (consistent as written: the links are unit
-/// vectors, the velocities perpendicular to them), nothing else: what a step alone needs of the
-/// stack. Returns the new state's last coordinate.
+/// One step of [`chain3d`]'s chain from its start, nothing else: what a step alone needs of
+/// the stack. Returns the new state's last coordinate.
 #[inline(never)]
 pub fn chain3d_step() -> Result<f64, RunError> {
     let mut sim = Integrator::<Chain3d, GaussLobatto<2>>::new(Chain3d::default(), 0.01)?;
-    let mut q = [0.0; 30];
-    let mut v = [0.0; 30];
-    for i in 0..10 {
-        let r = (i + 1) as f64;
-        q[i] = 0.8 * r;
-        q[10 + i] = 0.6 * r;
-        v[i] = -0.6 * 0.1 * r;
-        v[10 + i] = 0.8 * 0.1 * r;
-    }
-    let mut s = State::new(0.0, q, v);
+    let mut s = chain3d_start();
     sim.step(&mut s)?;
     Ok(s.q[29])
 }
