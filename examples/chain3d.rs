@@ -54,9 +54,9 @@ where
     let mut one_step = || sim.step(black_box(&mut s)).expect("step");
     let stack = stack::measure(&mut one_step);
     println!(
-        "{name}: N = {n:>2}, {D:>3} coordinates, {M:>2} constraints: {best:7.1} µs/step, {:.2} stage iterations/step, stack {:>5} KiB, |g| {g:.1e}, |G v| {gv:.1e} at t = {:.2}",
+        "{name}: N = {n:>2}, {D:>3} coordinates, {M:>2} constraints: {best:7.1} µs/step, {:.2} stage iterations/step, stack {:>6.1} KiB, |g| {g:.1e}, |G v| {gv:.1e} at t = {:.2}",
         f64::from(iterations) / 300.0,
-        stack / 1024,
+        stack as f64 / 1024.0,
         s.t
     );
     (best, stack)

@@ -195,6 +195,53 @@ fn sparse_steps_agree_with_full_newton() {
     agrees_with_full_newton(CoupledChain::default());
 }
 
+/// At a large step the simplified iteration converges slowly at times; the sparse step then
+/// factors its stage matrix again at the iterate (in place) and goes on. Such steps happen
+/// (`StepStats::refactorizations`), and every step, refactored or not, equals the full-Newton
+/// step from the same state and keeps the constraints.
+#[test]
+fn refactored_steps_equal_full_newton_steps() {
+    let h = 0.1;
+    let mut sparse = Integrator::<Chain4, GaussLobatto<2>>::new(Chain4::default(), h).unwrap();
+    let dense = Integrator::<Chain4, GaussLobatto<2>>::new(Chain4::default(), h)
+        .unwrap()
+        .with_options(Options {
+            simplified_newton: false,
+            ..Options::default()
+        });
+    // The links of `examples/chain3d.rs`'s start: 0.6 rad from the vertical, turning about z.
+    let mut s = {
+        let mut q = [0.0; D];
+        let (mut x, mut y, mut z) = (0.0f64, 0.0f64, 0.0f64);
+        for i in 0..4 {
+            let a = 0.3 * i as f64;
+            x += 0.6f64.sin() * a.cos();
+            y += 0.6f64.sin() * a.sin();
+            z -= 0.6f64.cos();
+            (q[i], q[4 + i], q[8 + i]) = (x, y, z);
+        }
+        State::new(0.0, q, [0.0; D])
+    };
+    let mut refactored = 0;
+    for _ in 0..30 {
+        let mut b = s;
+        let mut dense = dense;
+        dense.step(&mut b).unwrap();
+        sparse.step(&mut s).unwrap();
+        refactored += sparse.last_step_stats().refactorizations;
+        let (g, gv) = sparse.constraint_residual(&s);
+        assert!(
+            g < 1e-12 && gv < 1e-12,
+            "|g| {g:e}, |G v| {gv:e} at t = {}",
+            s.t
+        );
+        let (dq, dv) = ((s.q - b.q).amax(), (s.v - b.v).amax());
+        assert!(dq < 1e-12 && dv < 1e-11, "{dq:e} {dv:e} at t = {}", s.t);
+        s = b;
+    }
+    assert!(refactored > 0, "no step refactored its stage matrix");
+}
+
 /// `GaussLobatto<2>` keeps order 4 with the sparse factors (measured against a step of h/64).
 #[test]
 fn sparse_steps_converge_at_order_four() {

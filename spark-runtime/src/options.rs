@@ -92,4 +92,9 @@ pub struct StepStats {
     pub stage_iterations: u32,
     /// Newton iterations of the end-point solve.
     pub end_iterations: u32,
+    /// Times the step factored its simplified stage matrix again, at the current iterate,
+    /// because the iteration converged slowly: at most once per step, and only in the
+    /// holonomic step of a model with sparse factors ([`crate::Lagrangian::SPARSE_SADDLE`]);
+    /// other steps go straight to full Newton.
+    pub refactorizations: u32,
 }

@@ -384,6 +384,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             StepStats {
                 stage_iterations: iterations,
                 end_iterations: 0,
+                ..StepStats::default()
             },
         ))
     }
@@ -581,6 +582,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             StepStats {
                 stage_iterations: iterations,
                 end_iterations: 0,
+                ..StepStats::default()
             },
         ))
     }

@@ -77,15 +77,15 @@ pub(crate) trait Factoring<
         simplified: bool,
     ) -> Start<N, M, S, Self::Blocks, Self::Kept>;
 
-    /// A stage matrix factored again, with `L` at `at` and `G` at `g_at`, for a simplified
-    /// iteration that converges slowly; `None` when the strategy goes straight to full Newton
-    /// instead (or the matrix is singular).
+    /// Factors `matrix`'s blocks again, in place, with `L` at `at` and `G` at `g_at`, for a
+    /// simplified iteration that converges slowly. `None` when the strategy goes straight to
+    /// full Newton instead (`matrix` untouched); `Some(false)` when the new matrix is singular
+    /// (`matrix` must not be used again).
     fn refactor(
-        sys: &'a Sys,
-        tab: &SparkTableau<S>,
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
         g_at: (f64, &SVector<f64, N>),
-    ) -> Option<StageMatrix<N, M, S, Self::Blocks>>;
+        matrix: &mut StageMatrix<N, M, S, Self::Blocks>,
+    ) -> Option<bool>;
 
     /// The mass matrix at the step start, when the factoring has it (for the prediction of a
     /// model whose mass matrix varies).
@@ -185,11 +185,10 @@ impl<
 
     /// Dense models go straight to full Newton.
     fn refactor(
-        _: &'a Sys,
-        _: &SparkTableau<S>,
         _: (f64, &SVector<f64, N>, &SVector<f64, N>),
         _: (f64, &SVector<f64, N>),
-    ) -> Option<StageMatrix<N, M, S, Self::Blocks>> {
+        _: &mut StageMatrix<N, M, S, Self::Blocks>,
+    ) -> Option<bool> {
         None
     }
 
@@ -289,7 +288,8 @@ impl<
     ) -> Start<N, M, S, Self::Blocks, Self::Kept> {
         let (p, f, lvq_v) = sys.momentum_force_lvq_v(t0, q0, v0);
         let approx = if simplified {
-            <Self as Factoring<'a, Sys, N, M, K, S>>::refactor(sys, tab, (t0, q0, v0), g_at)
+            SparseSaddle::new(sys, (t0, q0, v0), g_at)
+                .and_then(|b| StageMatrix::with_blocks(tab, b).ok())
         } else {
             None
         };
@@ -303,14 +303,13 @@ impl<
     }
 
     /// The sparse factors are cheap to redo: a slow iteration refactors them at its iterate
-    /// before full (dense) Newton is tried.
+    /// (into the same store) before full (dense) Newton is tried.
     fn refactor(
-        sys: &'a Sys,
-        tab: &SparkTableau<S>,
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
         g_at: (f64, &SVector<f64, N>),
-    ) -> Option<StageMatrix<N, M, S, Self::Blocks>> {
-        SparseSaddle::new(sys, at, g_at).and_then(|b| StageMatrix::with_blocks(tab, b).ok())
+        matrix: &mut StageMatrix<N, M, S, Self::Blocks>,
+    ) -> Option<bool> {
+        Some(matrix.blocks_mut().refactor(at, g_at))
     }
 
     fn start_mass(_: &Self::Kept) -> Option<&SMatrix<f64, N, N>> {

@@ -459,21 +459,25 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             // Simplified Newton's block-structured iteration matrix, from the step start (see
             // `stage_matrix`); `None` when it is singular (full Newton then).
             let q_mid = q0 + v0 * (0.5 * h);
-            let Start {
-                p: p0,
-                f: f0,
-                lvq_v: lvq_v0,
-                kept,
-                mut approx,
-            } = Fac::start(
+            // Borrowed, not moved out: a moved `Start` was a second copy of the stage matrix
+            // on the stack.
+            let mut begun = Fac::start(
                 sys,
                 tab,
                 (t0, &q0, &v0),
                 (t0 + 0.5 * h, &q_mid),
                 options.simplified_newton,
             );
+            let Start {
+                p: p0,
+                f: f0,
+                lvq_v: lvq_v0,
+                kept,
+                approx,
+            } = &mut begun;
+            let (p0, f0, lvq_v0) = (*p0, *f0, *lvq_v0);
             let guess = approx.as_ref().and_then(|a| {
-                let lvv0 = Fac::start_mass(&kept);
+                let lvv0 = Fac::start_mass(kept);
                 predict_motion::<Sys, N, M, K, S, Fac>(
                     sys,
                     a,
@@ -523,6 +527,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             };
             // Simplified Newton first (iteration matrix assembled and factored once, at the starting
             // iterate); if that iteration fails to converge, full Newton from the same start.
+            let mut refactorizations = 0;
             let solve_stages = |simplified: bool| -> Result<
                 StageSolution<N, M, Kp::Stages, Fac::Gradient>,
                 Error,
@@ -555,6 +560,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 let (mut qs, mut qls) = ([zero_n; S], [zero_n; S]);
                 let mut pf = [(zero_n, zero_n); S];
                 let mut reactions = [zero_n; S];
+                let (mut rv, mut rmu) = ([zero_n; S], [zero_m; S]);
                 loop {
                     positions(&vs, &h_a, &mut qs);
                     positions(&vs, &h_a_bar, &mut qls);
@@ -567,13 +573,14 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     if converged {
                         // What the end point needs: forces at the converged stages, the reactions
                         // of the stage multipliers, G at q1.
-                        let mut known = -p0 + gq0.tr_mul(&mu[0]) * tab.b_lob0;
+                        let mut known = -p0;
+                        known.axpy(tab.b_lob0, &gq0.tr_mul(&mu[0]), 1.0);
                         for j in 0..S {
-                            known -=
-                                sys.momentum_force(times[j], &qs[j], &vs[j]).1 * (h * tab.b[j]);
+                            pf[j] = sys.momentum_force(times[j], &qs[j], &vs[j]);
+                            known.axpy(-h * tab.b[j], &pf[j].1, 1.0);
                         }
                         for j in 1..st {
-                            known += cons[j - 1].1 * tab.b_lob[j - 1];
+                            known.axpy(tab.b_lob[j - 1], &cons[j - 1].1, 1.0);
                         }
                         return Ok(StageSolution {
                             kept: Kp::stages(&vs, &mu),
@@ -590,23 +597,30 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
 
                     // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
                     // multiplier slots (s̃ < S) get the trivial equation μ = 0.
-                    let mut rv = [SVector::<f64, N>::zeros(); S];
-                    let mut rmu = [zero_m; S];
                     // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
                     reactions[0] = gq0.tr_mul(&mu[0]);
                     for j in 1..st {
                         reactions[j] = cons[j - 1].1;
                     }
+                    // −ρ_i accumulated in place (no vector temporaries on the stack).
                     for i in 0..S {
-                        let mut rho = pf[i].0 - p0 + reactions[0] * tab.a_til0[i];
+                        let r = &mut rv[i];
+                        r.copy_from(&p0);
+                        *r -= &pf[i].0;
+                        r.axpy(-tab.a_til0[i], &reactions[0], 1.0);
                         for j in 0..S {
-                            rho -= pf[j].1 * h_a_hat[i][j];
+                            r.axpy(h_a_hat[i][j], &pf[j].1, 1.0);
                         }
                         for j in 1..st {
-                            rho += reactions[j] * tab.a_til[i][j - 1];
+                            r.axpy(-tab.a_til[i][j - 1], &reactions[j], 1.0);
                         }
-                        rv[i] = -rho;
-                        rmu[i] = if i < st { cons[i].0 * -inv_h } else { -mu[i] };
+                        if i < st {
+                            rmu[i].copy_from(&cons[i].0);
+                            rmu[i] *= -inv_h;
+                        } else {
+                            rmu[i].copy_from(&mu[i]);
+                            rmu[i].neg_mut();
+                        }
                     }
                     // Condition estimate of the Newton matrix (full Newton): rounding in the
                     // residual is amplified by it, so it sets the attainable accuracy.
@@ -671,13 +685,19 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                         if !refreshed {
                             refreshed = true;
                             let q_mid = (q0 + qls[st - 1]) * 0.5;
-                            let again =
-                                Fac::refactor(sys, tab, (t0, &q0, &v0), (t0 + 0.5 * h, &q_mid));
-                            if again.is_some() {
-                                approx = again;
-                                spent += monitor.iterations();
-                                monitor = Monitor::new(Phase::Stages, options.max_iterations);
-                                continue;
+                            let again = approx.as_mut().and_then(|m| {
+                                Fac::refactor((t0, &q0, &v0), (t0 + 0.5 * h, &q_mid), m)
+                            });
+                            match again {
+                                Some(true) => {
+                                    refactorizations += 1;
+                                    spent += monitor.iterations();
+                                    monitor = Monitor::new(Phase::Stages, options.max_iterations);
+                                    continue;
+                                }
+                                // Singular at the iterate: the old factors are overwritten.
+                                Some(false) => *approx = None,
+                                None => {}
                             }
                         }
                         return Err(slow(Phase::Stages, spent + monitor.iterations()));
@@ -703,7 +723,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     let w = sys.hidden_constraint(t1, q1, &v1).0;
                     let p = if matrix.is_none() || !simplified {
                         let (m, p) =
-                            Fac::end(sys, &kept, approx.as_ref(), (t1, q1, &v1), weight, gq1)
+                            Fac::end(sys, kept, approx.as_ref(), (t1, q1, &v1), weight, gq1)
                                 .map_err(|_| monitor.singular())?;
                         // The Schur complement is built with G and W at the end point in both
                         // iterations: its conditioning bounds what either can resolve.
@@ -756,6 +776,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 StepStats {
                     stage_iterations,
                     end_iterations,
+                    refactorizations,
                 },
                 stages.kept,
                 mu_end,

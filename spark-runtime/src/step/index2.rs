@@ -373,6 +373,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             StepStats {
                 stage_iterations: iterations,
                 end_iterations: 0,
+                ..StepStats::default()
             },
         ))
     }

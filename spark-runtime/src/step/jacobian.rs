@@ -128,6 +128,7 @@ where
             let stats = StepStats {
                 stage_iterations: iterations,
                 end_iterations: 0,
+                ..StepStats::default()
             };
             Ok((next, jacobian, stats))
         }

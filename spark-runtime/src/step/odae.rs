@@ -379,6 +379,7 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
         StepStats {
             stage_iterations,
             end_iterations: monitor.iterations(),
+            ..StepStats::default()
         },
         Converged {
             ys,

@@ -126,6 +126,16 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             })
     }
 
+    /// Factors again, in place, with `L` at `mass_at` and `G` at `g_at`; `false` (and the
+    /// factors unusable) when a pivot is not positive and finite.
+    pub(crate) fn refactor(
+        &mut self,
+        mass_at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        g_at: (f64, &SVector<f64, N>),
+    ) -> bool {
+        self.sys.saddle_factor(mass_at, g_at, &mut self.store)
+    }
+
     /// The estimated condition number of `G L⁻¹ Gᵀ` (see [`SaddleStore::condition`]).
     pub(crate) fn condition(&self) -> f64 {
         self.store.condition
@@ -188,6 +198,11 @@ impl<const N: usize, const M: usize, const S: usize, F: SaddleOps<N, M>> StageMa
     /// The factored blocks.
     pub(crate) fn blocks(&self) -> &F {
         &self.blocks
+    }
+
+    /// The factored blocks, to factor again in place.
+    pub(crate) fn blocks_mut(&mut self) -> &mut F {
+        &mut self.blocks
     }
 
     /// Acceleration and multiplier at the step start from the saddle system
