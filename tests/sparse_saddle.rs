@@ -195,6 +195,50 @@ fn sparse_steps_agree_with_full_newton() {
     agrees_with_full_newton(CoupledChain::default());
 }
 
+/// The links of `examples/chain3d.rs`'s start: 0.6 rad from the vertical, turning about z, at
+/// rest.
+fn swinging_start() -> State<D> {
+    let mut q = [0.0; D];
+    let (mut x, mut y, mut z) = (0.0f64, 0.0f64, 0.0f64);
+    for i in 0..4 {
+        let a = 0.3 * i as f64;
+        x += 0.6f64.sin() * a.cos();
+        y += 0.6f64.sin() * a.sin();
+        z -= 0.6f64.cos();
+        (q[i], q[4 + i], q[8 + i]) = (x, y, z);
+    }
+    State::new(0.0, q, [0.0; D])
+}
+
+/// `Options::full_newton_fallback = false`: a step whose simplified iteration fails (after its
+/// refactorization) is an error with the state untouched, where the default redoes it with
+/// full Newton; every other step is the default's, bit for bit.
+#[test]
+fn without_the_full_newton_fallback_a_hard_step_fails_and_keeps_the_state() {
+    let h = 0.1;
+    let mut with = Integrator::<Chain4, GaussLobatto<2>>::new(Chain4::default(), h).unwrap();
+    let mut without = with.with_options(Options {
+        full_newton_fallback: false,
+        ..Options::default()
+    });
+    let (mut a, mut b) = (swinging_start(), swinging_start());
+    let mut failed = false;
+    for _ in 0..30 {
+        with.step(&mut a).unwrap();
+        let before = b;
+        match without.step(&mut b) {
+            Ok(()) => assert_eq!((a.t, a.q, a.v), (b.t, b.q, b.v)),
+            Err(spark::Error::NoConvergence { .. }) => {
+                assert_eq!((b.t, b.q, b.v), (before.t, before.q, before.v));
+                failed = true;
+                break;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(failed, "no step needed full Newton at h = {h}");
+}
+
 /// At a large step the simplified iteration converges slowly at times; the sparse step then
 /// factors its stage matrix again at the iterate (in place) and goes on. Such steps happen
 /// (`StepStats::refactorizations`), and every step, refactored or not, equals the full-Newton
@@ -209,19 +253,7 @@ fn refactored_steps_equal_full_newton_steps() {
             simplified_newton: false,
             ..Options::default()
         });
-    // The links of `examples/chain3d.rs`'s start: 0.6 rad from the vertical, turning about z.
-    let mut s = {
-        let mut q = [0.0; D];
-        let (mut x, mut y, mut z) = (0.0f64, 0.0f64, 0.0f64);
-        for i in 0..4 {
-            let a = 0.3 * i as f64;
-            x += 0.6f64.sin() * a.cos();
-            y += 0.6f64.sin() * a.sin();
-            z -= 0.6f64.cos();
-            (q[i], q[4 + i], q[8 + i]) = (x, y, z);
-        }
-        State::new(0.0, q, [0.0; D])
-    };
+    let mut s = swinging_start();
     let mut refactored = 0;
     for _ in 0..30 {
         let mut b = s;

@@ -33,6 +33,15 @@ pub struct Options {
     /// Converged results agree with full Newton's to round-off. `false`: full Newton
     /// throughout. Default `true`.
     pub simplified_newton: bool,
+    /// Whether a simplified iteration that fails ([`Options::simplified_newton`]) is redone
+    /// with full Newton. Full Newton factors the dense exact matrix of all of a solve's unknowns,
+    /// `S (N + M)` square for the holonomic stages: by far the largest stack user of a step
+    /// (about 51 kB for a 3D chain of 10 masses at `S = 2`, 3.3 MB at 80 masses), and the only
+    /// part whose stack grows quadratically for models with sparse factors. `false`: the step
+    /// fails instead ([`crate::Error::NoConvergence`] or [`crate::Error::Diverged`], state
+    /// untouched), so the stack a step needs is that of the simplified path, for targets with
+    /// little RAM; retry with a smaller `h`. Default `true`.
+    pub full_newton_fallback: bool,
     /// Relative tolerance of the adaptive drivers ([`crate::Integrator::advance_to`]): a step
     /// is accepted when its estimated local error in every component `y_i` of the state
     /// (coordinates and velocities; momenta for Hamiltonian models; `y` and `z` for DAE
@@ -66,6 +75,7 @@ impl Options {
         max_iterations: 20,
         consistency_tolerance: 1e-8,
         simplified_newton: true,
+        full_newton_fallback: true,
         rtol: 1e-6,
         atol: 1e-6,
         min_step: 0.0,

@@ -95,7 +95,7 @@ pub(crate) fn solve<L: Layout>(
                 break;
             }
             if simplified && monitor.is_slow() {
-                return Err(slow(Phase::Stages, monitor.iterations()));
+                return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
             }
         }
         Ok((xbuf, monitor.iterations()))

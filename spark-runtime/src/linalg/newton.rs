@@ -38,6 +38,11 @@ impl Monitor {
         self.iterations
     }
 
+    /// The last update judged, in units of the tolerance (infinite before the first).
+    pub(crate) fn last(&self) -> f64 {
+        self.previous
+    }
+
     /// Judges an update of size `delta` (already divided by the tolerance, so 1 means "at
     /// tolerance"). `roundoff` is the size, in the same units, below which an update is
     /// indistinguishable from rounding noise.
@@ -101,17 +106,20 @@ impl Monitor {
 /// Factor on the tolerance of the simplified Newton iterations (see the holonomic step).
 pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
 
-/// The error that sends a slowly converging simplified iteration to full Newton.
-pub(crate) fn slow(phase: Phase, iterations: u32) -> Error {
+/// The error that sends a slowly converging simplified iteration to full Newton (and that the
+/// caller sees when [`Options::full_newton_fallback`] is off): `residual` is the last update
+/// in units of the tolerance (infinite when no simplified iteration could start).
+pub(crate) fn slow(phase: Phase, iterations: u32, residual: f64) -> Error {
     Error::NoConvergence {
         phase,
         iterations,
-        residual: f64::NAN,
+        residual,
     }
 }
 
 /// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
-/// does not converge, `solve(false)` (full Newton) from the same start. Returns the solution and
+/// does not converge and `options.full_newton_fallback` allows, `solve(false)` (full Newton) from
+/// the same start. Returns the solution and
 /// the iterations spent by the failed simplified attempt (0 if none).
 pub(crate) fn with_fallback<T>(
     options: &Options,
@@ -119,7 +127,9 @@ pub(crate) fn with_fallback<T>(
 ) -> Result<(T, u32), Error> {
     if options.simplified_newton {
         match solve(true) {
-            Err(Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. }) => {
+            Err(Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. })
+                if options.full_newton_fallback =>
+            {
                 Ok((solve(false)?, iterations))
             }
             other => other.map(|x| (x, 0)),

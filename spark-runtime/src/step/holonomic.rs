@@ -554,7 +554,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 let mut refreshed = false;
                 let mut spent = 0;
                 if simplified && approx.is_none() {
-                    return Err(slow(Phase::Stages, 0));
+                    return Err(slow(Phase::Stages, 0, f64::INFINITY));
                 }
                 let zero_n = SVector::<f64, N>::zeros();
                 let (mut qs, mut qls) = ([zero_n; S], [zero_n; S]);
@@ -700,7 +700,11 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                                 None => {}
                             }
                         }
-                        return Err(slow(Phase::Stages, spent + monitor.iterations()));
+                        return Err(slow(
+                            Phase::Stages,
+                            spent + monitor.iterations(),
+                            monitor.last(),
+                        ));
                     }
                 }
             };
@@ -758,7 +762,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                         return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
                     } else if simplified && monitor.is_slow() {
-                        return Err(slow(Phase::EndPoint, monitor.iterations()));
+                        return Err(slow(Phase::EndPoint, monitor.iterations(), monitor.last()));
                     }
                 }
             };
