@@ -2,9 +2,11 @@
 # Code size (and static stack frames) of one spark step for a Cortex-M4F (thumbv7em-none-eabihf).
 #
 #   bash benches/code_size.sh          (OPT=3 by default; OPT=s for size-optimised builds)
+#   MODELS="chain3d10 chain3d40" SS=2 bash benches/code_size.sh    (a subset)
 #
-# For each chain N = 1, 2, 4, 8, 16 (examples/models/gen_chain.py) and the seven-body model, and
-# S = 1, 2, 3, it generates under $WORK (default /tmp/spark-thumb) a `#![no_std]` staticlib whose
+# For each chain N = 1, 2, 4, 8, 16 (examples/models/gen_chain.py), the seven-body model and
+# the 3D chains of examples/models/chain3d.rs (`chain3dN`, sparse factors), and S = 1, 2, 3
+# (the defaults of MODELS and SS), it generates under $WORK (default /tmp/spark-thumb) a `#![no_std]` staticlib whose
 # only export is `extern "C" fn spark_step(t, q, v)`: one `Integrator::<Model,
 # GaussLobatto<S>>::step`. Release profile with `lto = true`, `codegen-units = 1`,
 # `panic = "abort"`, `opt-level = $OPT`: after LTO the crate's object holds exactly the code
@@ -23,8 +25,8 @@ OPT=${OPT:-3}
 TARGET=thumbv7em-none-eabihf
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/target-bench}
 export CARGO_TERM_COLOR=never
-MODELS="chain1 chain2 chain4 chain8 chain16 seven_body"
-SS="1 2 3"
+MODELS=${MODELS:-"chain1 chain2 chain4 chain8 chain16 seven_body chain3d10 chain3d40"}
+SS=${SS:-"1 2 3"}
 NM=$(command -v llvm-nm || command -v nm)
 OBJDUMP=$(command -v llvm-objdump || true)
 
@@ -32,6 +34,9 @@ mkdir -p "$WORK"
 members=""
 for m in $MODELS; do
     case $m in
+        chain3d*) n=${m#chain3d}; ty="Chain3d$n"; dim=$((3 * n))
+                printf 'include!("%s/examples/models/chain3d.rs");\nchain!(%s, %s);\n' \
+                    "$ROOT" "$ty" "$n" >"$WORK/$m.rs" ;;
         chain*) n=${m#chain}; ty="Chain$n"; dim=$((2 * n))
                 python3 "$ROOT/examples/models/gen_chain.py" "$n" >"$WORK/$m.rs" ;;
         seven_body) ty=SevenBody; dim=7; cp "$ROOT/examples/models/seven_body.rs" "$WORK/$m.rs" ;;
