@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Compile time of user crates holding one spark model: the N-link chains (N = 1, 2, 4, 8, 16,
-# examples/models/gen_chain.py) and the seven-body mechanism (examples/models/seven_body.rs).
+# examples/models/gen_chain.py), the seven-body mechanism (examples/models/seven_body.rs) and
+# the 3D chains written with arrays (examples/models/chain3d.rs, `chain3dN`, sparse factors).
 #
 #   bash benches/compile_time.sh            (REPS=3 rebuilds per crate, the minimum is shown)
+#   MODELS="chain3d10 chain3d40" bash benches/compile_time.sh     (a subset)
 #
 # For each model it generates, under $WORK (default /tmp/spark-compile), two one-file crates
 # depending on spark by path:
@@ -21,12 +23,15 @@ WORK=${WORK:-/tmp/spark-compile}
 REPS=${REPS:-3}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/target-bench}
 export CARGO_TERM_COLOR=never
-MODELS="chain1 chain2 chain4 chain8 chain16 seven_body"
+MODELS=${MODELS:-"chain1 chain2 chain4 chain8 chain16 seven_body chain3d10 chain3d40"}
 
 mkdir -p "$WORK"
 members=""
 for m in $MODELS; do
     case $m in
+        chain3d*) n=${m#chain3d}; ty="Chain3d$n"; dim=$((3 * n))
+                printf 'include!("%s/examples/models/chain3d.rs");\nchain!(%s, %s);\n' \
+                    "$ROOT" "$ty" "$n" >"$WORK/$m.rs" ;;
         chain*) n=${m#chain}; ty="Chain$n"; dim=$((2 * n))
                 python3 "$ROOT/examples/models/gen_chain.py" "$n" >"$WORK/$m.rs" ;;
         seven_body) ty=SevenBody; dim=7; cp "$ROOT/examples/models/seven_body.rs" "$WORK/$m.rs" ;;
@@ -88,7 +93,8 @@ best() { # best wall seconds of REPS rebuilds of package $1 after touching $2
 
 noop=1e9
 for _ in $(seq "$REPS"); do
-    t0=$(now); (cd "$WORK" && cargo build --release --offline -p ct_chain1_model >/dev/null 2>&1); t1=$(now)
+    first=${MODELS%% *}
+    t0=$(now); (cd "$WORK" && cargo build --release --offline -p "ct_${first}_model" >/dev/null 2>&1); t1=$(now)
     noop=$(awk -v a="$t0" -v c="$t1" -v b="$noop" 'BEGIN { d = c - a; print (d < b ? d : b) }')
 done
 echo "cargo's own overhead (a no-op build, nothing touched): $noop s (included in every time below)"
@@ -99,6 +105,7 @@ echo "== rebuild of one user crate (release, wall s, best of $REPS)"
 printf '| model | n | m | model only s | model + GaussLobatto<2> step s |\n|---|---|---|---|---|\n'
 for m in $MODELS; do
     case $m in
+        chain3d*) n=${m#chain3d}; dims="$((3 * n)) | $n" ;;
         chain*) n=${m#chain}; dims="$((2 * n)) | $n" ;;
         seven_body) dims="7 | 6" ;;
     esac
