@@ -126,7 +126,8 @@ fn sparse_evaluations_equal_dense_ones() {
         };
         let dense = sys.velocity_constraint(t, &q, &v);
         let g = dense.gq;
-        let (gx, gty) = sys.constraint_products(t, &q, &x, &y);
+        let gx = sys.constraint_product(t, &q, &x);
+        let gty = sys.constraint_reaction(t, &q, &y).1;
         assert!(
             close(gx.as_slice(), (g * x).as_slice()),
             "{gx} vs {}",

@@ -654,8 +654,8 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
         exprs: cr_exprs,
     } = body(model, &cr_ids);
     let (cr_g, cr_r) = cr_exprs.split_at(m);
-    // G x (x in the velocity slots: G is free of v) and Gᵀ y (y in the multiplier slots), for
-    // `constraint_products`; G's row norms, for `constraint_row_norms`.
+    // G x (x in the velocity slots: G is free of v), for `constraint_product`; G's row norms,
+    // for `constraint_row_norms`.
     let (products, norms): (Vec<Id>, Vec<Id>) = {
         let ar = &mut model.arena;
         let gx =
@@ -673,15 +673,12 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
                     (r, ar.sqrt(sq))
                 })
                 .collect::<Vec<_>>();
-        let (mut gx, norms): (Vec<Id>, Vec<Id>) = gx.into_iter().unzip();
-        gx.extend(&reaction);
-        (gx, norms)
+        gx.into_iter().unzip()
     };
     let Body {
         lets: gp_lets,
         exprs: gp_exprs,
     } = body(model, &products);
-    let (gp_gx, gp_gty) = gp_exprs.split_at(m);
     let Body {
         lets: gn_lets,
         exprs: gn_exprs,
@@ -743,10 +740,10 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
             <#vec_n>::from(#g_tr)
         }
         #[inline]
-        fn constraint_products(&self, t: f64, q: &#vec_n, x: &#vec_n, y: &#vec_m) -> (#vec_m, #vec_n) {
-            let (v, mu) = (x, y);
+        fn constraint_product(&self, t: f64, q: &#vec_n, x: &#vec_n) -> #vec_m {
+            let v = x;
             #gp_lets
-            (<#vec_m>::from([#(#gp_gx),*]), <#vec_n>::from([#(#gp_gty),*]))
+            <#vec_m>::from([#(#gp_exprs),*])
         }
         fn constraint_row_norms(&self, t: f64, q: &#vec_n) -> #vec_m {
             #gn_lets

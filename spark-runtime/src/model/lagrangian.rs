@@ -187,18 +187,16 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         (g, gq.tr_mul(mu))
     }
 
-    /// `(G x, Gᵀ y)` with `G = g_q(t, q)`: products with the constraint Jacobian, what the
-    /// holonomic step needs of `G` outside its factored matrices. `mechanics!` emits a version
-    /// that forms no `M × N` matrix for models with [`Lagrangian::SPARSE_SADDLE`].
-    fn constraint_products(
+    /// `G x` with `G = g_q(t, q)`: what the holonomic step needs of `G` outside its factored
+    /// matrices, with `Gᵀ y` from [`Lagrangian::constraint_reaction`]. `mechanics!` emits a
+    /// version that forms no `M × N` matrix for models with [`Lagrangian::SPARSE_SADDLE`].
+    fn constraint_product(
         &self,
         t: f64,
         q: &SVector<f64, N>,
         x: &SVector<f64, N>,
-        y: &SVector<f64, M>,
-    ) -> (SVector<f64, M>, SVector<f64, N>) {
-        let gq = self.constraint_gradient(t, q).1;
-        (gq * x, gq.tr_mul(y))
+    ) -> SVector<f64, M> {
+        self.constraint_gradient(t, q).1 * x
     }
 
     /// The Euclidean norms of the rows of `G = g_q(t, q)` (they scale the consistency check).

@@ -1,7 +1,8 @@
 //! The constraint Jacobian `G = g_q` at one point, as the holonomic step uses it outside its
 //! factored matrices: products `G x` and `Gᵀ y` and its row norms. Dense (an `M × N` matrix)
 //! or, for models with [`Lagrangian::SPARSE_SADDLE`], the point alone, with the products
-//! evaluated by the model's own sparse code ([`Lagrangian::constraint_products`]), so that a
+//! evaluated by the model's own sparse code ([`Lagrangian::constraint_product`],
+//! [`Lagrangian::constraint_reaction`]), so that a
 //! large sparse model never forms an `M × N` matrix on the stack.
 
 use core::marker::PhantomData;
@@ -58,14 +59,10 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> G
     for SparseGradient<'_, Sys, N, M, K>
 {
     fn mul(&self, x: &SVector<f64, N>) -> SVector<f64, M> {
-        self.sys
-            .constraint_products(self.t, &self.q, x, &SVector::zeros())
-            .0
+        self.sys.constraint_product(self.t, &self.q, x)
     }
     fn tr_mul(&self, y: &SVector<f64, M>) -> SVector<f64, N> {
-        self.sys
-            .constraint_products(self.t, &self.q, &SVector::zeros(), y)
-            .1
+        self.sys.constraint_reaction(self.t, &self.q, y).1
     }
     fn row_norms(&self) -> SVector<f64, M> {
         self.sys.constraint_row_norms(self.t, &self.q)
