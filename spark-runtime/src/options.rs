@@ -40,7 +40,9 @@ pub struct Options {
     /// part whose stack grows quadratically for models with sparse factors. `false`: the step
     /// fails instead ([`crate::Error::NoConvergence`] or [`crate::Error::Diverged`], state
     /// untouched), so the stack a step needs is that of the simplified path, for targets with
-    /// little RAM; retry with a smaller `h`. Default `true`.
+    /// little RAM; retry with a smaller `h` (the adaptive drivers, such as
+    /// [`crate::Integrator::advance_to`], do so themselves: they take the failure as a rejected
+    /// step and retry with a quarter of the step size). Default `true`.
     pub full_newton_fallback: bool,
     /// Relative tolerance of the adaptive drivers ([`crate::Integrator::advance_to`]): a step
     /// is accepted when its estimated local error in every component `y_i` of the state

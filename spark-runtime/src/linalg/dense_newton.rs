@@ -123,3 +123,23 @@ pub(crate) fn add_block<const R: usize, const C: usize>(
         }
     }
 }
+
+/// Adds `s · mᵀ` to the block of the row-major `len × len` matrix `jm` whose top-left corner
+/// is `(row, col)` (no transposed copy of `m` is formed).
+pub(crate) fn add_block_tr<const R: usize, const C: usize>(
+    jm: &mut [f64],
+    len: usize,
+    row: usize,
+    col: usize,
+    m: &SMatrix<f64, R, C>,
+    s: f64,
+) {
+    if s == 0.0 {
+        return;
+    }
+    for a in 0..C {
+        for b in 0..R {
+            jm[(row + a) * len + col + b] += s * m[(b, a)];
+        }
+    }
+}

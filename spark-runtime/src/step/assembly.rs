@@ -27,7 +27,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::linalg::dense_newton::add_block;
+use crate::linalg::dense_newton::{add_block, add_block_tr};
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 
 /// The coefficients of one momentum-balance row.
@@ -139,34 +139,54 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         rho
     }
 
-    /// `∂ρ/∂V_l` of a momentum-balance row, without the row's own momentum term (which the
-    /// caller adds: `L_vv` on its own velocity unknown and `h c_l L_vq` for its own position
-    /// coefficients `c`).
-    pub(crate) fn momentum_coupling(
+    /// Adds `∂ρ/∂V_l` of a momentum-balance row at `(row, col)` of `jm`, without the row's own
+    /// momentum term (which the caller adds: `L_vv` on its own velocity unknown and
+    /// `h c_l L_vq` for its own position coefficients `c`). Term by term, straight into the
+    /// matrix: no `N × N` temporaries.
+    pub(crate) fn add_momentum_coupling(
         &self,
+        jm: &mut [f64],
+        len: usize,
+        (row, col): (usize, usize),
         w: &MomentumWeights<'_, S>,
         l: usize,
-    ) -> SMatrix<f64, N, N> {
+    ) {
         let h = self.h;
-        let mut block = SMatrix::<f64, N, N>::zeros();
         for j in 0..S {
             if w.force[j] != 0.0 {
-                block += self.dyns[j].lqq * (-h * h * self.a[j][l] * w.force[j]);
+                let d = &self.dyns[j];
+                add_block(
+                    jm,
+                    len,
+                    row,
+                    col,
+                    &d.lqq,
+                    -h * h * self.a[j][l] * w.force[j],
+                );
                 if j == l {
-                    block += (self.dyns[j].lvq.transpose() + self.dyns[j].fv) * (-h * w.force[j]);
+                    add_block_tr(jm, len, row, col, &d.lvq, -h * w.force[j]);
+                    add_block(jm, len, row, col, &d.fv, -h * w.force[j]);
                 }
             }
             if w.nonholonomic[j] != 0.0 {
-                block += self.nhs[j].hess_vq * (h * self.a[j][l] * w.nonholonomic[j]);
+                let k = &self.nhs[j];
+                add_block(
+                    jm,
+                    len,
+                    row,
+                    col,
+                    &k.hess_vq,
+                    h * self.a[j][l] * w.nonholonomic[j],
+                );
                 if j == l {
-                    block += self.nhs[j].hess_vv * w.nonholonomic[j];
+                    add_block(jm, len, row, col, &k.hess_vv, w.nonholonomic[j]);
                 }
             }
             if w.lobatto[j] != 0.0 {
-                block += self.cons[j].hess_mu * (h * w.lobatto[j] * self.a_bar[j][l]);
+                let c = &self.cons[j].hess_mu;
+                add_block(jm, len, row, col, c, h * w.lobatto[j] * self.a_bar[j][l]);
             }
         }
-        block
     }
 
     /// `∂ρ/∂q0` of a momentum-balance row through the stage and Lobatto-node positions (every
@@ -176,13 +196,13 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         let mut block = SMatrix::<f64, N, N>::zeros();
         for j in 0..S {
             if w.force[j] != 0.0 {
-                block += self.dyns[j].lqq * (-self.h * w.force[j]);
+                add_scaled(&mut block, &self.dyns[j].lqq, -self.h * w.force[j]);
             }
             if w.nonholonomic[j] != 0.0 {
-                block += self.nhs[j].hess_vq * w.nonholonomic[j];
+                add_scaled(&mut block, &self.nhs[j].hess_vq, w.nonholonomic[j]);
             }
             if w.lobatto[j] != 0.0 {
-                block += self.cons[j].hess_mu * w.lobatto[j];
+                add_scaled(&mut block, &self.cons[j].hess_mu, w.lobatto[j]);
             }
         }
         block
@@ -204,27 +224,22 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         let (own_col, own_dyn, own_coef) = own;
         add_block(jm, len, row, own_col, &own_dyn.lvv, 1.0);
         for l in 0..S {
-            let block = self.momentum_coupling(w, l) + own_dyn.lvq * (self.h * own_coef[l]);
-            add_block(jm, len, row, l * N, &block, 1.0);
+            self.add_momentum_coupling(jm, len, (row, l * N), w, l);
+            add_block(jm, len, row, l * N, &own_dyn.lvq, self.h * own_coef[l]);
         }
         if let Some(c) = cols.start {
-            add_block(jm, len, row, c, &self.gq0.transpose(), w.start);
+            add_block_tr(jm, len, row, c, self.gq0, w.start);
         }
         for j in 0..S {
-            add_block(
+            let lobatto = cols.lobatto + j * M;
+            add_block_tr(jm, len, row, lobatto, &self.cons[j].gq, w.lobatto[j]);
+            let nonholonomic = cols.nonholonomic + j * K;
+            add_block_tr(
                 jm,
                 len,
                 row,
-                cols.lobatto + j * M,
-                &self.cons[j].gq.transpose(),
-                w.lobatto[j],
-            );
-            add_block(
-                jm,
-                len,
-                row,
-                cols.nonholonomic + j * K,
-                &self.nhs[j].kv.transpose(),
+                nonholonomic,
+                &self.nhs[j].kv,
                 w.nonholonomic[j],
             );
         }
@@ -270,5 +285,16 @@ pub(crate) fn add_hidden_constraint_row<const N: usize, const M: usize, const S:
     add_block(jm, len, row, own, &w.wv, 1.0);
     for l in 0..S {
         add_block(jm, len, row, l * N, &w.wq, h * b[l]);
+    }
+}
+
+/// `acc += s · m`, in place (an expression `acc += m * s` builds `m * s` on the stack first).
+pub(crate) fn add_scaled<const R: usize, const C: usize>(
+    acc: &mut SMatrix<f64, R, C>,
+    m: &SMatrix<f64, R, C>,
+    s: f64,
+) {
+    for (a, &b) in acc.as_mut_slice().iter_mut().zip(m.as_slice()) {
+        *a += s * b;
     }
 }

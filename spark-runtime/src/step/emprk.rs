@@ -59,7 +59,7 @@ use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
 };
 use crate::step::jacobian::{
-    solve_sensitivities, MomentumRow, Sensitivity, StartTerms, StepJacobian,
+    solve_sensitivities, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
 };
 use crate::step::start::StepStart;
 use crate::step::Problem;
@@ -558,11 +558,11 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 }
             }
         };
-        let mut col = <L<N, M, K, S> as Layout>::fill(0.0);
+        let mut cols = <Columns<L<N, M, K, S>, N, U> as Layout>::fill(0.0);
         let jacobian = solve_sensitivities(
             jm,
             perm,
-            flat::<L<N, M, K, S>, f64>(&mut col),
+            flat::<Columns<L<N, M, K, S>, N, U>, f64>(&mut cols),
             &Sensitivity {
                 momentum: [&gauss_rows, &lobatto_rows],
                 lvv0: &d0.lvv,

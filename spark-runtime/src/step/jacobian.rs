@@ -24,12 +24,12 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::Error;
-use crate::linalg::layout::{flat, flat_square, zero_square, Layout};
+use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout};
 use crate::linalg::lu;
 use crate::model::blocks::InputJacobian;
 use crate::model::{Inputs, Lagrangian, State};
 use crate::options::StepStats;
-use crate::step::assembly::{MomentumWeights, StageEvaluations};
+use crate::step::assembly::{add_scaled, MomentumWeights, StageEvaluations};
 use crate::step::holonomic::Retain;
 use crate::step::mixed::{system_len, MixedLayout, MixedPoint, Offsets};
 use crate::step::start::StepStart;
@@ -226,11 +226,11 @@ where
                 }
             }
         };
-        let mut col = <L<N, M, K, S> as Layout>::fill(0.0);
+        let mut cols = <Columns<L<N, M, K, S>, N, U> as Layout>::fill(0.0);
         let out = solve_sensitivities(
             jm,
             perm,
-            flat::<L<N, M, K, S>, f64>(&mut col),
+            flat::<Columns<L<N, M, K, S>, N, U>, f64>(&mut cols),
             &Sensitivity {
                 momentum: [&stage_rows, &end_row],
                 lvv0: &d0.lvv,
@@ -290,10 +290,14 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, const U: us
         own_p_u: &SMatrix<f64, N, U>,
         w: &MomentumWeights<'_, S>,
     ) -> MomentumRow<N, U> {
-        let dq = own_lvq - self.lvq0 + self.hess0 * w.start + self.ev.momentum_start_coupling(w);
-        let mut du = own_p_u - self.p_u0;
+        let mut dq = self.ev.momentum_start_coupling(w);
+        add_scaled(&mut dq, own_lvq, 1.0);
+        add_scaled(&mut dq, self.lvq0, -1.0);
+        add_scaled(&mut dq, self.hess0, w.start);
+        let mut du = *own_p_u;
+        add_scaled(&mut du, self.p_u0, -1.0);
         for j in 0..S {
-            du -= self.f_u[j] * (self.h * w.force[j]);
+            add_scaled(&mut du, &self.f_u[j], -self.h * w.force[j]);
         }
         MomentumRow { row, dq, du }
     }
@@ -318,16 +322,23 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
     pub v1: usize,
 }
 
+/// A buffer for the `2N + U` right-hand sides of [`solve_sensitivities`]: `2N + U` copies of a
+/// step system's layout `L`, used as the `len × (2N + U)` row-major matrix of `lu::solve_many`.
+pub(crate) type Columns<L, const N: usize, const U: usize> =
+    Cat<Cat<Arr<L, N>, Arr<L, N>>, Arr<L, U>>;
+
 /// The implicit function theorem on a coupled step system: with its matrix factored in
-/// `(jm, perm)`, solves `F_x dx = −F_θ` for the `2N + U` columns `θ = (q0, v0, u)` (in the buffer
-/// `rhs`) and maps each solution to `(dq1, dv1)`.
+/// `(jm, perm)`, solves `F_x dx = −F_θ` for the `2N + U` columns `θ = (q0, v0, u)` at once (in
+/// the buffer `rhs`, a [`Columns`] of the system's layout) and maps each solution to
+/// `(dq1, dv1)`.
 pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize>(
     jm: &[f64],
     perm: &[usize],
     rhs: &mut [f64],
     s: &Sensitivity<'_, N, U, S>,
 ) -> StepJacobian<N, U> {
-    let len = rhs.len();
+    let r = 2 * N + U;
+    let len = rhs.len() / r;
     let mut out: StepJacobian<N, U> = StepJacobian {
         dq_dq: SMatrix::identity(),
         dq_dv: SMatrix::zeros(),
@@ -336,37 +347,33 @@ pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize
         dq_du: SMatrix::zeros(),
         dv_du: SMatrix::zeros(),
     };
-    let rows = || s.momentum[0].iter().chain(s.momentum[1].iter());
-    for c in 0..2 * N + U {
-        rhs.fill(0.0);
-        {
-            // The column of −F_θ for parameter c.
-            let mut put = |row: usize, value: f64| rhs[row] = -value;
-            for m in rows() {
-                for a in 0..N {
-                    let value = if c < N {
-                        m.dq[(a, c)]
-                    } else if c < 2 * N {
-                        -s.lvv0[(a, c - N)]
-                    } else {
-                        m.du[(a, c - 2 * N)]
-                    };
-                    put(m.row + a, value);
-                }
+    // −F_θ, row by row: entry (row, c) at `row * r + c`.
+    rhs.fill(0.0);
+    for m in s.momentum[0].iter().chain(s.momentum[1].iter()) {
+        for a in 0..N {
+            let x = &mut rhs[(m.row + a) * r..(m.row + a + 1) * r];
+            for c in 0..N {
+                x[c] = -m.dq[(a, c)];
+                x[N + c] = s.lvv0[(a, c)];
             }
-            if c < N {
-                (s.constraints)(c, &mut put);
+            for c in 0..U {
+                x[2 * N + c] = -m.du[(a, c)];
             }
         }
-        lu::solve(jm, perm, rhs, len);
+    }
+    for c in 0..N {
+        (s.constraints)(c, &mut |row: usize, value: f64| rhs[row * r + c] = -value);
+    }
+    lu::solve_many(jm, perm, rhs, len, r);
+    for c in 0..r {
         // q1 = q0 + h Σ b_j V_j, v1.
         let mut dq1 = SVector::<f64, N>::zeros();
         for j in 0..S {
             for a in 0..N {
-                dq1[a] += s.h * s.b[j] * rhs[s.v[j] + a];
+                dq1[a] += s.h * s.b[j] * rhs[(s.v[j] + a) * r + c];
             }
         }
-        let dv1 = SVector::<f64, N>::from_fn(|a, _| rhs[s.v1 + a]);
+        let dv1 = SVector::<f64, N>::from_fn(|a, _| rhs[(s.v1 + a) * r + c]);
         if c < N {
             for a in 0..N {
                 out.dq_dq[(a, c)] += dq1[a];
