@@ -240,6 +240,31 @@ fn without_the_full_newton_fallback_a_hard_step_fails_and_keeps_the_state() {
     assert!(failed, "no step needed full Newton at h = {h}");
 }
 
+/// Without the fallback, the adaptive driver takes such a failure as a rejected step and
+/// retries with a smaller one: it reaches the end where the default needed no rejection.
+#[test]
+fn without_the_full_newton_fallback_adaptive_steps_retry_and_arrive() {
+    let run = |fallback: bool| {
+        let options = Options {
+            full_newton_fallback: fallback,
+            rtol: 1e-2,
+            atol: 1e-2,
+            ..Options::default()
+        };
+        let mut sim = Integrator::<Chain4, GaussLobatto<2>>::new(Chain4::default(), 0.1)
+            .unwrap()
+            .with_options(options);
+        let mut s = swinging_start();
+        let stats = sim.advance_to(&mut s, 3.0).unwrap();
+        assert_eq!(s.t, 3.0);
+        let (g, gv) = sim.constraint_residual(&s);
+        assert!(g < 1e-12 && gv < 1e-12, "|g| {g:e}, |G v| {gv:e}");
+        stats.rejected
+    };
+    assert_eq!(run(true), 0);
+    assert!(run(false) > 0);
+}
+
 /// At a large step the simplified iteration converges slowly at times; the sparse step then
 /// factors its stage matrix again at the iterate (in place) and goes on. Such steps happen
 /// (`StepStats::refactorizations`), and every step, refactored or not, equals the full-Newton
