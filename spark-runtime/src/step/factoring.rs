@@ -153,6 +153,7 @@ impl<
         }
     }
 
+    #[inline(always)]
     fn start(
         sys: &'a Sys,
         tab: &SparkTableau<S>,
@@ -196,6 +197,7 @@ impl<
         Some(&kept.lvv)
     }
 
+    #[inline(always)]
     fn end(
         sys: &'a Sys,
         kept: &Self::Kept,

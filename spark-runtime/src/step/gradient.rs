@@ -19,6 +19,15 @@ pub(crate) trait Gradient<const N: usize, const M: usize> {
     fn tr_mul(&self, y: &SVector<f64, M>) -> SVector<f64, N>;
     /// The Euclidean norm of row `k`, for every `k`.
     fn row_norms(&self) -> SVector<f64, M>;
+    /// `((G − G_from) x, (G − G_from)ᵀ y)`: the change of `G` from another point, applied.
+    fn change_products(
+        &self,
+        from: &Self,
+        x: &SVector<f64, N>,
+        y: &SVector<f64, M>,
+    ) -> (SVector<f64, M>, SVector<f64, N>) {
+        (self.mul(x) - from.mul(x), self.tr_mul(y) - from.tr_mul(y))
+    }
 }
 
 impl<const N: usize, const M: usize> Gradient<N, M> for SMatrix<f64, M, N> {
@@ -30,6 +39,16 @@ impl<const N: usize, const M: usize> Gradient<N, M> for SMatrix<f64, M, N> {
     }
     fn row_norms(&self) -> SVector<f64, M> {
         SVector::from_fn(|k, _| self.row(k).norm())
+    }
+    /// The difference matrix once, then its two products.
+    fn change_products(
+        &self,
+        from: &Self,
+        x: &SVector<f64, N>,
+        y: &SVector<f64, M>,
+    ) -> (SVector<f64, M>, SVector<f64, N>) {
+        let change = self - from;
+        (change * x, change.tr_mul(y))
     }
 }
 

@@ -349,8 +349,9 @@ fn predict_motion<
         return Some(constant);
     };
     let wm = Fac::hidden(sys, tm, &qm, &vm);
-    let r_force = force_change - (wm.g.tr_mul(&lambda0) - start.g.tr_mul(&lambda0));
-    let r_curvature = (wm.wq_v - start.wq_v) + (wm.g.mul(&a0) - start.g.mul(&a0));
+    let (g_change_a, g_change_lambda) = wm.g.change_products(&start.g, &a0, &lambda0);
+    let r_force = force_change - g_change_lambda;
+    let r_curvature = (wm.wq_v - start.wq_v) + g_change_a;
     let (da, dl) = approx.predict(&r_force, &r_curvature);
     let inv_half = 1.0 / half;
     let jerk = da * inv_half;
@@ -503,12 +504,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                              h_coef: &[[f64; S]; S],
                              out: &mut [SVector<f64, N>; S]| {
                 for i in 0..S {
-                    for a in 0..N {
-                        let mut x = q0[a];
-                        for j in 0..S {
-                            x += h_coef[i][j] * vs[j][a];
-                        }
-                        out[i][a] = x;
+                    out[i] = q0;
+                    for j in 0..S {
+                        out[i].axpy(h_coef[i][j], &vs[j], 1.0);
                     }
                 }
             };
@@ -605,25 +603,24 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     for j in 1..st {
                         reactions[j] = cons[j - 1].1;
                     }
-                    // −ρ_i, component by component in place (no vector temporaries on the
-                    // stack; unrolled for small N).
+                    // −ρ_i accumulated in place (no vector temporaries on the stack).
                     for i in 0..S {
-                        for a in 0..N {
-                            let mut r = (p0[a] - pf[i].0[a]) - tab.a_til0[i] * reactions[0][a];
-                            for j in 0..S {
-                                r += h_a_hat[i][j] * pf[j].1[a];
-                            }
-                            for j in 1..st {
-                                r -= tab.a_til[i][j - 1] * reactions[j][a];
-                            }
-                            rv[i][a] = r;
+                        let r = &mut rv[i];
+                        r.copy_from(&p0);
+                        *r -= &pf[i].0;
+                        r.axpy(-tab.a_til0[i], &reactions[0], 1.0);
+                        for j in 0..S {
+                            r.axpy(h_a_hat[i][j], &pf[j].1, 1.0);
                         }
-                        for l in 0..M {
-                            rmu[i][l] = if i < st {
-                                cons[i].0[l] * -inv_h
-                            } else {
-                                -mu[i][l]
-                            };
+                        for j in 1..st {
+                            r.axpy(-tab.a_til[i][j - 1], &reactions[j], 1.0);
+                        }
+                        if i < st {
+                            rmu[i].copy_from(&cons[i].0);
+                            rmu[i] *= -inv_h;
+                        } else {
+                            rmu[i].copy_from(&mu[i]);
+                            rmu[i].neg_mut();
                         }
                     }
                     // Condition estimate of the Newton matrix (full Newton): rounding in the
