@@ -118,9 +118,9 @@ pub(crate) fn slow(phase: Phase, iterations: u32, residual: f64) -> Error {
 }
 
 /// Runs `solve(true)` (simplified Newton) when the options ask for it and, if that iteration
-/// does not converge and `options.full_newton_fallback` allows, `solve(false)` (full Newton) from
-/// the same start. Returns the solution and
-/// the iterations spent by the failed simplified attempt (0 if none).
+/// does not converge and `options.full_newton_fallback` allows, `solve(false)` (full Newton)
+/// from the same start. Returns the solution and the iterations spent by the failed simplified
+/// attempt (0 if none).
 pub(crate) fn with_fallback<T>(
     options: &Options,
     mut solve: impl FnMut(bool) -> Result<T, Error>,

@@ -139,11 +139,10 @@ fn exact_correction<
     (rv, rmu): (&mut [SVector<f64, N>; S], &mut [SVector<f64, M>; S]),
     noise: (f64, f64),
 ) -> Result<f64, lu::Singular> {
-    // `noise.1` is the constraint rows' rounding per unit of `max |G|`.
     let st = tab.s_tilde;
     // The step start's G, dense (a sparse model forms no M × N matrix outside this solve).
     let gq0 = sys.constraint_gradient(t0, q0).1;
-    // The constraint rows' rounding scales with G.
+    // `noise.1` comes per unit of `max |G|`: the constraint rows' rounding scales with G.
     let noise = (noise.0, noise.1 * gq0.amax());
     let k_len = <StageLayout<N, M, S> as Layout>::LEN;
     let dyns: [DynamicsJacobian<N>; S] =
