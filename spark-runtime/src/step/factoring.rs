@@ -92,8 +92,9 @@ pub(crate) trait Factoring<
     fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>>;
 
     /// Factors the end-point matrix at `(t1, q1, v1)` (reaction weight `weight`, reaction
-    /// directions `gq1`, which are also the hidden constraint's `∂w/∂v = G(t1, q1)`); returns
-    /// it with the momentum there.
+    /// directions `gq1`, which are also the hidden constraint's `∂w/∂v = G(t1, q1)`) into
+    /// `slot` (`None` on error); returns the momentum there. (Into the caller's slot: returned
+    /// by value, the matrix was copied three times on its way there.)
     fn end(
         sys: &'a Sys,
         kept: &Self::Kept,
@@ -101,7 +102,8 @@ pub(crate) trait Factoring<
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
         weight: f64,
         gq1: &Self::Gradient,
-    ) -> Result<(Self::End, SVector<f64, N>), Singular>;
+        slot: &mut Option<Self::End>,
+    ) -> Result<SVector<f64, N>, Singular>;
 
     /// Overwrites `(rv, rmu)` with the solution of the end-point system.
     fn end_solve(
@@ -161,26 +163,31 @@ impl<
         (tg, qg): (f64, &SVector<f64, N>),
         simplified: bool,
     ) -> Start<N, M, S, Self::Blocks, Self::Kept> {
-        let (d0, approx) = if simplified {
+        // Each branch builds its `Start` in place (a matrix built first and moved in was
+        // copied on the way).
+        if simplified {
             let d0 = sys.mass_force(t0, q0, v0);
             let g_mid = sys.constraint_gradient(tg, qg).1;
-            let approx = StageMatrix::new(tab, &d0.lvv, &g_mid).ok();
-            (d0, approx)
+            Start {
+                p: d0.p,
+                f: d0.f,
+                lvq_v: d0.lvq_v,
+                approx: StageMatrix::new(tab, &d0.lvv, &g_mid),
+                kept: d0,
+            }
         } else {
             let (p, f) = sys.momentum_force(t0, q0, v0);
-            let d0 = MassForce {
+            Start {
                 p,
                 f,
-                ..MassForce::default()
-            };
-            (d0, None)
-        };
-        Start {
-            p: d0.p,
-            f: d0.f,
-            lvq_v: d0.lvq_v,
-            kept: d0,
-            approx,
+                lvq_v: SVector::zeros(),
+                kept: MassForce {
+                    p,
+                    f,
+                    ..MassForce::default()
+                },
+                approx: None,
+            }
         }
     }
 
@@ -205,7 +212,9 @@ impl<
         (t1, q1, v1): (f64, &SVector<f64, N>, &SVector<f64, N>),
         weight: f64,
         gq1: &Self::Gradient,
-    ) -> Result<(Self::End, SVector<f64, N>), Singular> {
+        slot: &mut Option<Self::End>,
+    ) -> Result<SVector<f64, N>, Singular> {
+        *slot = None;
         // A constant mass matrix (declared by the model, or found equal to the step start's)
         // is not evaluated or factored again.
         let (own, p) = if approx.is_some() && Sys::CONSTANT_MASS {
@@ -224,8 +233,8 @@ impl<
             .as_ref()
             .or_else(|| approx.map(|a| a.blocks().mass()))
             .ok_or(Singular { column: 0 })?;
-        let m = EndMatrix::new(mass, weight, gq1, gq1)?;
-        Ok(((m, own), p))
+        *slot = Some((EndMatrix::new(mass, weight, gq1, gq1)?, own));
+        Ok(p)
     }
 
     fn end_solve(
@@ -325,11 +334,14 @@ impl<
         (t1, q1, v1): (f64, &SVector<f64, N>, &SVector<f64, N>),
         weight: f64,
         _: &Self::Gradient,
-    ) -> Result<(Self::End, SVector<f64, N>), Singular> {
+        slot: &mut Option<Self::End>,
+    ) -> Result<SVector<f64, N>, Singular> {
+        *slot = None;
         let p = sys.momentum_force(t1, q1, v1).0;
         let saddle =
             SparseSaddle::new(sys, (t1, q1, v1), (t1, q1)).ok_or(Singular { column: 0 })?;
-        Ok((SparseEnd::new(saddle, weight), p))
+        *slot = Some(SparseEnd::new(saddle, weight));
+        Ok(p)
     }
 
     fn end_solve(

@@ -726,15 +726,22 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 loop {
                     let w = sys.hidden_constraint(t1, q1, &v1).0;
                     let p = if matrix.is_none() || !simplified {
-                        let (m, p) =
-                            Fac::end(sys, kept, approx.as_ref(), (t1, q1, &v1), weight, gq1)
-                                .map_err(|_| monitor.singular())?;
+                        let p = Fac::end(
+                            sys,
+                            kept,
+                            approx.as_ref(),
+                            (t1, q1, &v1),
+                            weight,
+                            gq1,
+                            &mut matrix,
+                        )
+                        .map_err(|_| monitor.singular())?;
                         // The Schur complement is built with G and W at the end point in both
                         // iterations: its conditioning bounds what either can resolve.
-                        if attainable(Fac::end_condition(&m)) > ILL_CONDITIONED * tolerance(false) {
+                        let condition = matrix.as_ref().map_or(f64::INFINITY, Fac::end_condition);
+                        if attainable(condition) > ILL_CONDITIONED * tolerance(false) {
                             return Err(monitor.singular());
                         }
-                        matrix = Some(m);
                         p
                     } else {
                         sys.momentum_force(t1, q1, &v1).0
