@@ -9,6 +9,7 @@ use spark::{GaussLobatto, Integrator, Lagrangian, Options, State};
 
 include!("../examples/models/chain3d.rs");
 chain!(Chain4, 4);
+chain!(Chain10, 10);
 
 spark::mechanics! {
     const N: usize = 4;
@@ -238,6 +239,61 @@ fn without_the_full_newton_fallback_a_hard_step_fails_and_keeps_the_state() {
         }
     }
     assert!(failed, "no step needed full Newton at h = {h}");
+}
+
+/// The 3D chain of 10 masses at S = 2 has 80 stage unknowns, above
+/// `Options::DENSE_NEWTON_LIMIT`: its steps never form the dense system. Asking for full
+/// Newton changes nothing (every step is the default's, bit for bit), and at h = 0.1 a hard
+/// step fails with `NoConvergence` and the state untouched even with the default options.
+#[test]
+fn large_sparse_models_never_solve_densely() {
+    const D10: usize = 30;
+    let (stage_unknowns, limit) = (2 * (D10 + 10), Options::DENSE_NEWTON_LIMIT);
+    assert!(
+        stage_unknowns > limit,
+        "{stage_unknowns} unknowns, limit {limit}"
+    );
+    let start = || {
+        let mut q = [0.0; D10];
+        let (mut x, mut y, mut z) = (0.0f64, 0.0f64, 0.0f64);
+        for i in 0..10 {
+            let a = 0.3 * i as f64;
+            x += 0.6f64.sin() * a.cos();
+            y += 0.6f64.sin() * a.sin();
+            z -= 0.6f64.cos();
+            (q[i], q[10 + i], q[20 + i]) = (x, y, z);
+        }
+        State::new(0.0, q, [0.0; D10])
+    };
+    let mut default =
+        Integrator::<Chain10, GaussLobatto<2>>::new(Chain10::default(), 0.01).unwrap();
+    let mut full = default.with_options(Options {
+        simplified_newton: false,
+        ..Options::default()
+    });
+    let (mut a, mut b) = (start(), start());
+    for _ in 0..50 {
+        default.step(&mut a).unwrap();
+        full.step(&mut b).unwrap();
+        assert_eq!((a.t, a.q, a.v), (b.t, b.q, b.v));
+    }
+    let mut hard = Integrator::<Chain10, GaussLobatto<2>>::new(Chain10::default(), 0.1).unwrap();
+    let mut s = start();
+    for _ in 0..100 {
+        let before = s;
+        match hard.step(&mut s) {
+            Ok(()) => {
+                let (g, gv) = hard.constraint_residual(&s);
+                assert!(g < 1e-12 && gv < 1e-12, "|g| {g:e}, |G v| {gv:e}");
+            }
+            Err(spark::Error::NoConvergence { .. }) => {
+                assert_eq!((s.t, s.q, s.v), (before.t, before.q, before.v));
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("no step at h = 0.1 failed: the test no longer exercises the limit");
 }
 
 /// Without the fallback, the adaptive driver takes such a failure as a rejected step and

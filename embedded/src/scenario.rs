@@ -12,7 +12,7 @@
 
 use core::fmt::{self, Write};
 
-use spark::{GaussLobatto, Integrator, Lagrangian, Method, Options, State};
+use spark::{GaussLobatto, Integrator, Lagrangian, Method, State};
 
 spark::mechanics! {
     /// Planar pendulum in Cartesian coordinates (as in `examples/pendulum.rs`).
@@ -156,19 +156,15 @@ pub fn chain3d<W: Write>(out: &mut W) -> Result<Summary, RunError> {
     run("chain3d", sim, chain3d_start(), out, |_, _| {})
 }
 
-/// The chain's integrator, without the dense full-Newton fallback
-/// (`Options::full_newton_fallback`): every step stays on the sparse simplified path, whose
-/// stack is what the run measures; a step that needed full Newton would end the run with an
-/// error instead.
+/// The chain's integrator, with the default options: its 80 stage unknowns are above
+/// `Options::DENSE_NEWTON_LIMIT`, so every step stays on the sparse simplified path (the dense
+/// full-Newton code is not even linked), and a step that failed there would end the run with
+/// an error.
 fn chain3d_integrator() -> Result<Integrator<Chain3d, GaussLobatto<2>>, RunError> {
-    Ok(
-        Integrator::<Chain3d, GaussLobatto<2>>::new(Chain3d::default(), 0.01)?.with_options(
-            Options {
-                full_newton_fallback: false,
-                ..Options::DEFAULT
-            },
-        ),
-    )
+    Ok(Integrator::<Chain3d, GaussLobatto<2>>::new(
+        Chain3d::default(),
+        0.01,
+    )?)
 }
 
 /// The chain straight out along (0.8, 0.6, 0), each mass moving horizontally, perpendicular

@@ -31,7 +31,8 @@ pub struct Options {
     /// solve is redone with full Newton and the exact Jacobian before an error is reported
     /// (models with sparse factors first refactor them once at the current iterate and go on).
     /// Converged results agree with full Newton's to round-off. `false`: full Newton
-    /// throughout. Default `true`.
+    /// throughout (except for the large sparse models of [`Options::DENSE_NEWTON_LIMIT`]).
+    /// Default `true`.
     pub simplified_newton: bool,
     /// Whether a simplified iteration that fails ([`Options::simplified_newton`]) is redone
     /// with full Newton. Full Newton factors the dense exact matrix of all of a solve's unknowns,
@@ -42,7 +43,8 @@ pub struct Options {
     /// untouched), so the stack a step needs is that of the simplified path, for targets with
     /// little RAM; retry with a smaller `h` (the adaptive drivers, such as
     /// [`crate::Integrator::advance_to`], do so themselves: they take the failure as a rejected
-    /// step and retry with a quarter of the step size). Default `true`.
+    /// step and retry with a quarter of the step size). Default `true`. Models with sparse
+    /// factors and more than [`Options::DENSE_NEWTON_LIMIT`] stage unknowns never fall back.
     pub full_newton_fallback: bool,
     /// Relative tolerance of the adaptive drivers ([`crate::Integrator::advance_to`]): a step
     /// is accepted when its estimated local error in every component `y_i` of the state
@@ -65,6 +67,17 @@ pub struct Options {
 }
 
 impl Options {
+    /// The largest holonomic stage system, `S (N + M)` unknowns, that a model with sparse
+    /// factors (`Lagrangian::SPARSE_SADDLE`, emitted for `mechanics!` models whose factors pay
+    /// off) solves with dense full Newton. Beyond it, [`Options::simplified_newton`] and
+    /// [`Options::full_newton_fallback`] are taken as `true` and `false`: the dense matrix
+    /// would be the step's largest stack user by far (about 200 kB for a 3D chain of 10
+    /// masses at `S = 2`, 3.9 MB at 40 masses on thumbv7em, against 24 kB and 92 kB for the
+    /// whole sparse step), so it is not compiled in. A step whose simplified iteration fails
+    /// there (after its refactorization) returns [`crate::Error::NoConvergence`] with the state
+    /// untouched; the adaptive drivers retry with a smaller step.
+    pub const DENSE_NEWTON_LIMIT: usize = 48;
+
     /// The defaults, as a constant (usable in `const` items: `..Options::DEFAULT`).
     ///
     /// ```

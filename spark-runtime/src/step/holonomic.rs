@@ -35,6 +35,7 @@ use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian};
 use crate::model::{Lagrangian, State};
+use crate::options::Options;
 use crate::options::StepStats;
 use crate::step::factoring::{Dense, Factoring, Hidden, Sparse, Start};
 use crate::step::gradient::Gradient;
@@ -366,6 +367,15 @@ fn predict_motion<
     }
 }
 
+/// Whether a holonomic step may form the dense full-Newton system of its stages: always for
+/// dense factors, up to [`Options::DENSE_NEWTON_LIMIT`] unknowns for sparse ones. (A constant
+/// at every call: the call sites inside the stage closure must see it as one, so that the
+/// dense code is dropped where it is not allowed.)
+#[inline(always)]
+const fn solves_densely<const N: usize, const M: usize, const S: usize>(sparse: bool) -> bool {
+    !sparse || S * (N + M) <= Options::DENSE_NEWTON_LIMIT
+}
+
 /// What a two-phase step keeps of its converged unknowns: nothing for `step` ([`Discard`], so
 /// that the hot path carries no extra data), `V_1..V_s`, `μ_0..μ_{s̃−1}` (unused slots zero) and
 /// the end point's `μ_s̃` for the step's Jacobian ([`Retain`]).
@@ -435,7 +445,17 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats, Kp::Stages, Kp::End), Error> {
-        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        let (sys, h, state) = (self.sys, self.h, self.state);
+        // A model with sparse factors and a large stage system never forms the dense one: its
+        // frame would dwarf the rest of the step (see `Options::DENSE_NEWTON_LIMIT`). A
+        // constant after monomorphization, so the dense code is not even linked then.
+        let dense = solves_densely::<N, M, S>(Sys::SPARSE_SADDLE);
+        let sparse_only = Options {
+            simplified_newton: true,
+            full_newton_fallback: false,
+            ..*self.options
+        };
+        let options = if dense { self.options } else { &sparse_only };
         let st = tab.s_tilde;
         {
             if !state.is_finite() {
@@ -627,6 +647,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     let mut attainable = 0.0f64;
                     if let (true, Some(approx)) = (simplified, &approx) {
                         approx.solve(tab, &mut rv, &mut rmu);
+                    } else if !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE) {
+                        // Not reached (`options` asks for simplified Newton, and a missing
+                        // matrix fails above); spelled out so that the dense solve is dead code.
+                        return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
                     } else {
                         let stages = StageIterate {
                             times: &times,
