@@ -20,7 +20,21 @@ pub struct Singular {
 /// `perm[k]` records the row swapped with row `k`. A pivot whose magnitude is below
 /// `n · ε · max|a|` (or not finite) is reported as [`Singular`].
 pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singular> {
-    debug_assert!(a.len() == n * n && perm.len() == n);
+    factor_lower(a, perm, n, n)
+}
+
+/// Factors the two diagonal blocks of a block lower triangular `n × n` row-major matrix
+/// `[[A, 0], [B, C]]` (`A` is `ns × ns`) in place, each as `P L U` with pivots from its own
+/// rows; `B` is kept (with `C`'s row swaps applied) for [`solve_many_lower`]. The upper right
+/// block must be zero and is not read. Costs `(ns³ + (n − ns)³)/3` instead of `n³/3`; `ns = n`
+/// is [`factor`]. Pivots are judged against the whole matrix's largest entry, as in [`factor`].
+pub fn factor_lower(
+    a: &mut [f64],
+    perm: &mut [usize],
+    n: usize,
+    ns: usize,
+) -> Result<(), Singular> {
+    debug_assert!(a.len() == n * n && perm.len() == n && ns <= n);
     let a = &mut a[..n * n];
     let mut scale = 0.0f64;
     for x in a.iter() {
@@ -30,36 +44,38 @@ pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singula
         scale = scale.max(x.abs());
     }
     let tiny = scale * f64::EPSILON * (n as f64);
-    for k in 0..n {
-        let mut p = k;
-        let mut best = a[k * n + k].abs();
-        for r in k + 1..n {
-            let x = a[r * n + k].abs();
-            if x > best {
-                best = x;
-                p = r;
+    for (lo, hi) in [(0, ns), (ns, n)] {
+        for k in lo..hi {
+            let mut p = k;
+            let mut best = a[k * n + k].abs();
+            for r in k + 1..hi {
+                let x = a[r * n + k].abs();
+                if x > best {
+                    best = x;
+                    p = r;
+                }
             }
-        }
-        if best <= tiny || best == 0.0 {
-            return Err(Singular { column: k });
-        }
-        perm[k] = p;
-        if p != k {
-            let (upper, lower) = a.split_at_mut(p * n);
-            upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
-        }
-        // Row operations on whole slices: no bounds checks in the inner loop, which the
-        // compiler then vectorises.
-        let (done, rest) = a.split_at_mut((k + 1) * n);
-        let pivot_row = &done[k * n + k..(k + 1) * n];
-        let inv = 1.0 / pivot_row[0];
-        let tail = &pivot_row[1..];
-        for row in rest.chunks_exact_mut(n) {
-            let l = row[k] * inv;
-            row[k] = l;
-            if l != 0.0 {
-                for (x, &u) in row[k + 1..].iter_mut().zip(tail) {
-                    *x -= l * u;
+            if best <= tiny || best == 0.0 {
+                return Err(Singular { column: k });
+            }
+            perm[k] = p;
+            if p != k {
+                let (upper, lower) = a.split_at_mut(p * n);
+                upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
+            }
+            // Row operations on whole slices: no bounds checks in the inner loop, which the
+            // compiler then vectorises.
+            let (done, rest) = a.split_at_mut((k + 1) * n);
+            let pivot_row = &done[k * n + k..k * n + hi];
+            let inv = 1.0 / pivot_row[0];
+            let tail = &pivot_row[1..];
+            for row in rest.chunks_exact_mut(n).take(hi - k - 1) {
+                let l = row[k] * inv;
+                row[k] = l;
+                if l != 0.0 {
+                    for (x, &u) in row[k + 1..hi].iter_mut().zip(tail) {
+                        *x -= l * u;
+                    }
                 }
             }
         }
@@ -129,6 +145,68 @@ pub fn solve_many(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize)
             *a /= d;
         }
     }
+}
+
+/// [`solve_many`] with the factors of [`factor_lower`] (the same `ns`): solves with `A`, takes
+/// `B` times that solution from the lower rows, then solves with `C`.
+pub fn solve_many_lower(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize, ns: usize) {
+    debug_assert!(lu.len() == n * n && perm.len() == n && x.len() == n * r && ns <= n);
+    if ns == n {
+        return solve_many(lu, perm, x, n, r);
+    }
+    let lu = &lu[..n * n];
+    let x = &mut x[..n * r];
+    for k in 0..n {
+        let p = perm[k];
+        if p != k {
+            let (upper, lower) = x.split_at_mut(p * r);
+            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
+        }
+    }
+    // `x_i −= Σ_{j ∈ [lo, i)} m_ij x_j` for rows `i` in `rows`: the forward substitution of a
+    // block (`lo` its first row) and, with `lo = 0` and the stage rows solved, `B x_s`.
+    let subtract =
+        |x: &mut [f64], rows: core::ops::Range<usize>, lo: usize, upto: Option<usize>| {
+            for i in rows {
+                let row = &lu[i * n..(i + 1) * n];
+                let (solved, rest) = x.split_at_mut(i * r);
+                let xi = &mut rest[..r];
+                let hi = upto.unwrap_or(i);
+                for (j, xj) in solved[lo * r..hi * r].chunks_exact(r).enumerate() {
+                    let l = row[lo + j];
+                    if l != 0.0 {
+                        for (a, &b) in xi.iter_mut().zip(xj) {
+                            *a -= l * b;
+                        }
+                    }
+                }
+            }
+        };
+    // Back substitution of the block `[lo, hi)`.
+    let back = |x: &mut [f64], lo: usize, hi: usize| {
+        for i in (lo..hi).rev() {
+            let row = &lu[i * n..(i + 1) * n];
+            let (head, solved) = x.split_at_mut((i + 1) * r);
+            let xi = &mut head[i * r..];
+            for (j, xj) in solved[..(hi - i - 1) * r].chunks_exact(r).enumerate() {
+                let u = row[i + 1 + j];
+                if u != 0.0 {
+                    for (a, &b) in xi.iter_mut().zip(xj) {
+                        *a -= u * b;
+                    }
+                }
+            }
+            let d = row[i];
+            for a in xi.iter_mut() {
+                *a /= d;
+            }
+        }
+    };
+    subtract(x, 0..ns, 0, None);
+    back(x, 0, ns);
+    subtract(x, ns..n, 0, Some(ns));
+    subtract(x, ns..n, ns, None);
+    back(x, ns, n);
 }
 
 /// `Σ x_i y_i` with four partial sums (independent chains the processor can overlap).
@@ -398,6 +476,43 @@ mod tests {
             // And it solves A x = b.
             for i in 0..n {
                 let ax: f64 = (0..n).map(|j| a[i * n + j] * many[j * r + c]).sum();
+                assert!((ax - b[i * r + c]).abs() < 1e-12, "row {i}: {ax}");
+            }
+        }
+    }
+
+    /// The two-block factorization of a block lower triangular matrix solves it: both blocks
+    /// need pivoting (zero leading entries), and `B` is dense.
+    #[test]
+    fn block_lower_factors_solve_like_the_full_factorization() {
+        let (n, ns, r) = (7, 4, 3);
+        let mut a = [0.0; 49];
+        for i in 0..n {
+            for j in 0..n {
+                if i < ns && j >= ns {
+                    continue;
+                }
+                a[i * n + j] = 1.0 + ((i * 7 + j * 3) % 5) as f64 - 0.4 * j as f64;
+            }
+        }
+        a[0] = 0.0;
+        a[ns * n + ns] = 0.0;
+        let mut b = [0.0; 21];
+        for (k, x) in b.iter_mut().enumerate() {
+            *x = ((k * 5) % 7) as f64 - 2.5;
+        }
+        let (mut full, mut blocks) = (a, a);
+        let (mut pf, mut pb) = ([0usize; 7], [0usize; 7]);
+        factor(&mut full, &mut pf, n).unwrap();
+        factor_lower(&mut blocks, &mut pb, n, ns).unwrap();
+        let (mut xf, mut xb) = (b, b);
+        solve_many(&full, &pf, &mut xf, n, r);
+        solve_many_lower(&blocks, &pb, &mut xb, n, r, ns);
+        for c in 0..r {
+            for i in 0..n {
+                let (x, y) = (xb[i * r + c], xf[i * r + c]);
+                assert!((x - y).abs() <= 1e-12 * (1.0 + y.abs()), "{x} vs {y}");
+                let ax: f64 = (0..n).map(|j| a[i * n + j] * xb[j * r + c]).sum();
                 assert!((ax - b[i * r + c]).abs() < 1e-12, "row {i}: {ax}");
             }
         }

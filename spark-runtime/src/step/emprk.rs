@@ -571,6 +571,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 b: &tab.b,
                 h,
                 v1: O::<N, M, K, S>::vt(S - 1),
+                row_of: &|i| i,
+                leading: len,
             },
         );
         if !jacobian.is_finite() {

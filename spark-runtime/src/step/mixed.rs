@@ -189,6 +189,24 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         start: &StepStart<N, M>,
         x: &[f64],
         r: &mut [f64],
+        mut jac: Option<&mut [f64]>,
+    ) {
+        if let Some(jm) = jac.as_deref_mut() {
+            jm.fill(0.0);
+        }
+        let point = self.mixed_point(tab, start, x);
+        self.assemble_mixed_at(tab, start, &point, x, r, jac);
+    }
+
+    /// [`Problem::assemble_mixed`] with the model evaluated at `x` already (`point`); the
+    /// Jacobian is added into `jac`, which must be zero.
+    pub(crate) fn assemble_mixed_at<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        point: &MixedPoint<N, M, K, S>,
+        x: &[f64],
+        r: &mut [f64],
         jac: Option<&mut [f64]>,
     ) {
         let h = self.h;
@@ -207,7 +225,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             w1,
             nh1,
             ..
-        } = self.mixed_point(tab, start, x);
+        } = point;
         let st = tab.s_tilde;
 
         // Momentum residuals: E1 (rows of V_i) and E2 (rows of v1), with the coefficient rows
@@ -218,12 +236,12 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             a_bar: &tab.a_bar,
             p0: &p0,
             gq0: &gq0,
-            mu0: &mu0,
-            dyns: &dyns,
-            nhs: &nhs,
-            nus: &nus,
-            cons: &cons,
-            mus: &mus,
+            mu0,
+            dyns,
+            nhs,
+            nus,
+            cons,
+            mus,
         };
         let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
         let end_weights = MomentumWeights::spark_end(tab);
@@ -256,7 +274,6 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         }
 
         let Some(jm) = jac else { return };
-        jm.fill(0.0);
         let cols = ReactionColumns {
             start: Some(O::<N, M, K, S>::mu(0)),
             lobatto: O::<N, M, K, S>::mu(1),
@@ -273,11 +290,11 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 &cols,
             );
         }
-        let own = (O::<N, M, K, S>::V1, &d1, &tab.b);
+        let own = (O::<N, M, K, S>::V1, d1, &tab.b);
         ev.add_momentum_row(jm, len, O::<N, M, K, S>::V1, own, &end_weights, &cols);
         // E4 and E3.
         let (mu_row, v1_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::V1);
-        add_hidden_constraint_row(jm, len, mu_row, v1_col, &w1, h, &tab.b);
+        add_hidden_constraint_row(jm, len, mu_row, v1_col, w1, h, &tab.b);
         ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), st);
         for j in st..S {
             for l in 0..M {
