@@ -438,8 +438,8 @@ pub(crate) type Columns<L, const N: usize, const U: usize> =
 
 /// The implicit function theorem on a coupled step system: with its matrix factored in
 /// `(jm, perm)`, solves `F_x dx = −F_θ` for the `2N + U` columns `θ = (q0, v0, u)` at once (in
-/// the buffer `rhs`, a [`Columns`] of the system's layout) and maps each solution to
-/// `(dq1, dv1)`.
+/// the buffer `rhs`, a [`Columns`] of the system's layout, which must be zero) and maps each
+/// solution to `(dq1, dv1)`.
 pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize>(
     jm: &[f64],
     perm: &[usize],
@@ -456,8 +456,7 @@ pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize
         dq_du: SMatrix::zeros(),
         dv_du: SMatrix::zeros(),
     };
-    // −F_θ, row by row: entry (row, c) at `row * r + c`.
-    rhs.fill(0.0);
+    // −F_θ, row by row: entry (row, c) at `row * r + c` (into the zero buffer).
     for m in s.momentum[0].iter().chain(s.momentum[1].iter()) {
         for a in 0..N {
             let at = (s.row_of)(m.row + a);

@@ -149,20 +149,23 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         let q1 = combine(&tab.b);
         let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
         let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| combine(&tab.a[i]));
-        let dyns = core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i]));
-        let nhs =
-            core::array::from_fn(|i| sys.nonholonomic_jacobian(times[i], &qs[i], &vs[i], &nus[i]));
         // Lobatto node j = 1..s̃ is slot j-1; with s̃ = S − 1 the last slot is unused (its
         // multiplier is pinned to zero).
         let st = tab.s_tilde;
-        let cons = core::array::from_fn(|j| {
-            if j < st {
-                sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
-            } else {
-                ConstraintJacobian::default()
-            }
-        });
+        // The large evaluations are built in the struct literal: as locals moved into it they
+        // were copied once more (a tenth of an 8-link chain's step Jacobian).
         MixedPoint {
+            dyns: core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i])),
+            nhs: core::array::from_fn(|i| {
+                sys.nonholonomic_jacobian(times[i], &qs[i], &vs[i], &nus[i])
+            }),
+            cons: core::array::from_fn(|j| {
+                if j < st {
+                    sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
+                } else {
+                    ConstraintJacobian::default()
+                }
+            }),
             vs,
             v1,
             mu0,
@@ -172,9 +175,6 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             q1,
             times,
             qs,
-            dyns,
-            nhs,
-            cons,
             d1: sys.dynamics_jacobian(t1, &q1, &v1),
             w1: sys.velocity_constraint_jacobian(t1, &q1, &v1),
             nh1: sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros()),
