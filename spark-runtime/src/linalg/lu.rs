@@ -101,6 +101,33 @@ pub fn solve(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
     }
 }
 
+/// Solves `Aᵀ x = b` in place (`b` becomes `x`) with the factors of `A` from [`factor`].
+pub fn solve_transposed(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
+    debug_assert!(lu.len() == n * n && perm.len() == n && b.len() == n);
+    let lu = &lu[..n * n];
+    let b = &mut b[..n];
+    // P A = L U, so Aᵀ = Uᵀ Lᵀ P: solve with Uᵀ (lower), then Lᵀ (unit upper), then undo P.
+    // Each solved entry is taken out of the others with its (contiguous) row of the factors.
+    for (k, row) in lu.chunks_exact(n).enumerate() {
+        let (done, rest) = b.split_at_mut(k + 1);
+        let x = done[k] / row[k];
+        done[k] = x;
+        for (bj, &u) in rest.iter_mut().zip(&row[k + 1..]) {
+            *bj -= u * x;
+        }
+    }
+    for (k, row) in lu.chunks_exact(n).enumerate().rev() {
+        let (head, tail) = b.split_at_mut(k);
+        let x = tail[0];
+        for (bj, &l) in head.iter_mut().zip(&row[..k]) {
+            *bj -= l * x;
+        }
+    }
+    for k in (0..n).rev() {
+        b.swap(k, perm[k]);
+    }
+}
+
 /// Solves `A X = B` in place for `r` right-hand sides at once, with the factors from
 /// [`factor`]: `x` is the `n × r` row-major matrix `B` and becomes `X`. Each elimination step
 /// updates a whole row of right-hand sides (a vectorised loop over `r` values), and zero
@@ -478,6 +505,29 @@ mod tests {
                 let ax: f64 = (0..n).map(|j| a[i * n + j] * many[j * r + c]).sum();
                 assert!((ax - b[i * r + c]).abs() < 1e-12, "row {i}: {ax}");
             }
+        }
+    }
+
+    /// The transposed solve solves `Aᵀ x = b` with the factors of `A`.
+    #[test]
+    fn transposed_solve_solves_the_transpose() {
+        let n = 5;
+        let mut a = [0.0; 25];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = ((i * 3 + j * 7) % 5) as f64 - 1.5 + if i == j { 0.0 } else { 0.2 };
+            }
+        }
+        a[0] = 0.0;
+        let mut lu_buf = a;
+        let mut perm = [0usize; 5];
+        factor(&mut lu_buf, &mut perm, n).unwrap();
+        let b = [1.0, -2.0, 0.5, 3.0, -0.25];
+        let mut x = b;
+        solve_transposed(&lu_buf, &perm, &mut x, n);
+        for j in 0..n {
+            let atx: f64 = (0..n).map(|i| a[i * n + j] * x[i]).sum();
+            assert!((atx - b[j]).abs() < 1e-12, "column {j}: {atx}");
         }
     }
 

@@ -106,6 +106,18 @@ impl Monitor {
 /// Factor on the tolerance of the simplified Newton iterations (see the holonomic step).
 pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
 
+/// Factor on the propagated rounding of the residual below which a full-Newton update that no
+/// longer contracts counts as converged: near a configuration where the constraints lose
+/// rank (a linkage's change point) rounding is amplified by the conditioning, and asking for
+/// more than it allows makes the iteration stall above the tolerance.
+pub(crate) const ATTAINABLE_MARGIN: f64 = 8.0;
+
+/// A full-Newton stage solve whose attainable accuracy is this many times worse than the
+/// tolerance fails with [`Error::SingularJacobian`] instead of returning a step it cannot
+/// resolve (tested on the parallelogram four-bar at its change point, `tests/four_bar.rs`; the dense
+/// coupled solves of `dense_newton` use the same bound).
+pub(crate) const ILL_CONDITIONED: f64 = 1e4;
+
 /// The error that sends a slowly converging simplified iteration to full Newton (and that the
 /// caller sees when [`Options::full_newton_fallback`] is off): `residual` is the last update
 /// in units of the tolerance (infinite when no simplified iteration could start).

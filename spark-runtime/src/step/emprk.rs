@@ -415,7 +415,13 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
 
         type L<const N: usize, const M: usize, const K: usize, const S: usize> =
             EmprkLayout<N, M, K, S>;
-        let problem = DenseProblem::at_step(2 * S * N, &q0, &v0, h);
+        let problem = DenseProblem::at_step(
+            2 * S * N,
+            Offsets::<N, M, K, S>::mu(1)..Offsets::<N, M, K, S>::mu(S + 1),
+            &q0,
+            &v0,
+            h,
+        );
         let (xbuf, iterations) = dense_newton::solve::<L<N, M, K, S>>(
             options,
             &problem,

@@ -29,7 +29,9 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::{Error, Phase};
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
-use crate::linalg::newton::{slow, with_fallback, SIMPLIFIED_MARGIN};
+use crate::linalg::newton::{
+    slow, with_fallback, ATTAINABLE_MARGIN, ILL_CONDITIONED, SIMPLIFIED_MARGIN,
+};
 use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
@@ -216,17 +218,6 @@ fn exact_correction<
     }
     Ok(attainable)
 }
-
-/// Factor on the propagated rounding of the residual below which a full-Newton update that no
-/// longer contracts counts as converged: near a configuration where the constraints lose
-/// rank (a linkage's change point) rounding is amplified by the conditioning, and asking for
-/// more than it allows makes the iteration stall above the tolerance.
-const ATTAINABLE_MARGIN: f64 = 8.0;
-
-/// A full-Newton stage solve whose attainable accuracy is this many times worse than the
-/// tolerance fails with [`Error::SingularJacobian`] instead of returning a step it cannot
-/// resolve (tested on the parallelogram four-bar at its change point, `tests/four_bar.rs`).
-const ILL_CONDITIONED: f64 = 1e4;
 
 /// The relative accuracy of a solve with a matrix of condition number `condition`.
 fn attainable(condition: f64) -> f64 {

@@ -432,7 +432,13 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         let gq0 = self.check_consistent()?;
         let start = StepStart::new(sys, state, gq0);
 
-        let problem = DenseProblem::at_step((S + 1) * N, &q0, &v0, h);
+        let problem = DenseProblem::at_step(
+            (S + 1) * N,
+            Offsets::<N, M, K, S>::mu(1)..Offsets::<N, M, K, S>::mu(S + 1),
+            &q0,
+            &v0,
+            h,
+        );
         let (xbuf, iterations) = dense_newton::solve::<MixedLayout<N, M, K, S>>(
             options,
             &problem,
