@@ -10,6 +10,7 @@ use core::ops::Range;
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
+use crate::linalg::attainable;
 use crate::linalg::layout::{flat, flat_square, zero_square, Layout};
 use crate::linalg::lu;
 use crate::linalg::newton::{
@@ -54,62 +55,15 @@ impl DenseProblem {
         }
     }
 
-    /// The rounding of each residual row at the iterate `x` (velocity scale `vscale`), from the
-    /// row of the exact matrix `jm`: `ε Σ_j |J_ij| s_j` with `s_j` the velocity scale or
-    /// `|x_j|`; the position-constraint rows add `ε (1 + |q0|) / |h|` times the largest
-    /// velocity entry of any of them (`|G|`). Not their own: where the constraints lose rank
-    /// a row of `G` vanishes while `g`'s terms, and their rounding, do not.
-    fn row_rounding(&self, jm: &[f64], x: &[f64], vscale: f64, out: &mut [f64]) {
-        let len = x.len();
-        let mut gradient = 0.0f64;
-        for row in jm
-            .chunks_exact(len)
-            .take(self.position_rows.end)
-            .skip(self.position_rows.start)
-        {
-            gradient = row[..self.nv].iter().fold(gradient, |m, a| m.max(a.abs()));
+    /// The rounding of each residual row at the iterate `x` (velocity scale `vscale`; `scale`
+    /// is scratch): see [`attainable::row_rounding`]; the velocity unknowns count with
+    /// `vscale`, the others with their size.
+    fn row_rounding(&self, jm: &[f64], x: &[f64], vscale: f64, scale: &mut [f64], out: &mut [f64]) {
+        for (j, (c, xj)) in scale.iter_mut().zip(x).enumerate() {
+            *c = if j < self.nv { vscale } else { xj.abs() };
         }
-        for (i, (row, o)) in jm.chunks_exact(len).zip(out.iter_mut()).enumerate() {
-            let mut sum = 0.0f64;
-            for (j, (&a, &xj)) in row.iter().zip(x).enumerate() {
-                sum += a.abs() * if j < self.nv { vscale } else { xj.abs() };
-            }
-            if self.position_rows.contains(&i) {
-                sum += gradient * self.position_scale;
-            }
-            *o = f64::EPSILON * sum;
-        }
+        attainable::row_rounding(jm, scale, (&self.position_rows, self.position_scale), out);
     }
-}
-
-/// How far rounding of the residual (`noise`, per row) can move the velocity unknowns through
-/// the factored matrix: an estimate of `max_i Σ_j |(J⁻¹)_ij| noise_j` over the velocity rows
-/// `i < nv`, by the first step of Hager's 1-norm estimator (LAPACK's `xLACON`) on
-/// `C = P J⁻¹ D`: `y = D J⁻ᵀ Pᵀ 1/nv` gives `‖y‖₁`, the average row sum of `|C|` with the
-/// signs of `y`, and `z = C sign(y)` gives a row of `C` summed with those signs. Both are lower
-/// bounds of the worst case. One solve with `J` and one with `Jᵀ`. Further steps of the
-/// estimator changed no result of the four-bar scans (`tests/four_bar.rs`) and cost 15 % of
-/// the bicycle's step.
-fn propagated(
-    jm: &[f64],
-    perm: &[usize],
-    noise: &[f64],
-    nv: usize,
-    y: &mut [f64],
-    z: &mut [f64],
-) -> f64 {
-    let len = noise.len();
-    y.fill(0.0);
-    y[..nv].fill(1.0 / nv as f64);
-    lu::solve_transposed(jm, perm, y, len);
-    let mut average = 0.0;
-    for ((yj, zj), &n) in y.iter_mut().zip(z.iter_mut()).zip(noise) {
-        *yj *= n;
-        average += yj.abs();
-        *zj = if *yj < 0.0 { -n } else { n };
-    }
-    lu::solve(jm, perm, z, len);
-    z[..nv].iter().fold(average, |m, x| m.max(x.abs()))
 }
 
 /// Solves `F(x) = 0` from `init`; `assemble(x, r, jac)` writes `r = F(x)` and, when asked, the
@@ -133,9 +87,13 @@ pub(crate) fn solve<L: Layout>(
         let jm = flat_square::<L>(&mut jbuf);
         let mut pbuf = L::fill(0usize);
         let perm = flat::<L, usize>(&mut pbuf);
-        let (mut nbuf, mut ybuf, mut zbuf) = (L::fill(0.0), L::fill(0.0), L::fill(0.0));
-        let row_noise = flat::<L, f64>(&mut nbuf);
+        let (mut nbuf, mut wbuf) = (L::fill(0.0), L::fill(0.0));
+        let (mut ybuf, mut zbuf) = (L::fill(0.0), L::fill(0.0));
+        let (row_noise, weight) = (flat::<L, f64>(&mut nbuf), flat::<L, f64>(&mut wbuf));
         let (y, z) = (flat::<L, f64>(&mut ybuf), flat::<L, f64>(&mut zbuf));
+        for (j, w) in weight.iter_mut().enumerate() {
+            *w = if j < nv { 1.0 } else { 0.0 };
+        }
         let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
         let mut factored = false;
         // The accuracy the iteration can attain at the last factored matrix.
@@ -147,11 +105,18 @@ pub(crate) fn solve<L: Layout>(
                 *e = -*e;
             }
             if refactor {
-                let vscale = x[..nv].iter().fold(problem.vscale0, |m, v| m.max(v.abs()));
-                problem.row_rounding(jm, x, vscale, row_noise);
+                // The attainable accuracy at the first matrix of this attempt (see
+                // `attainable::propagated`), before the factorization overwrites it.
+                let first = !factored;
+                if first {
+                    let vscale = x[..nv].iter().fold(problem.vscale0, |m, v| m.max(v.abs()));
+                    problem.row_rounding(jm, x, vscale, y, row_noise);
+                }
                 lu::factor(jm, perm, len).map_err(|_| monitor.singular())?;
                 factored = true;
-                attainable = propagated(jm, perm, row_noise, nv, y, z);
+                if first {
+                    attainable = attainable::propagated(jm, perm, row_noise, weight, y, z);
+                }
             }
             lu::solve(jm, perm, r, len);
             let mut delta = 0.0f64;

@@ -20,7 +20,51 @@ pub struct Singular {
 /// `perm[k]` records the row swapped with row `k`. A pivot whose magnitude is below
 /// `n · ε · max|a|` (or not finite) is reported as [`Singular`].
 pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singular> {
-    factor_lower(a, perm, n, n)
+    debug_assert!(a.len() == n * n && perm.len() == n);
+    let a = &mut a[..n * n];
+    let mut scale = 0.0f64;
+    for x in a.iter() {
+        if !x.is_finite() {
+            return Err(Singular { column: 0 });
+        }
+        scale = scale.max(x.abs());
+    }
+    let tiny = scale * f64::EPSILON * (n as f64);
+    for k in 0..n {
+        let mut p = k;
+        let mut best = a[k * n + k].abs();
+        for r in k + 1..n {
+            let x = a[r * n + k].abs();
+            if x > best {
+                best = x;
+                p = r;
+            }
+        }
+        if best <= tiny || best == 0.0 {
+            return Err(Singular { column: k });
+        }
+        perm[k] = p;
+        if p != k {
+            let (upper, lower) = a.split_at_mut(p * n);
+            upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
+        }
+        // Row operations on whole slices: no bounds checks in the inner loop, which the
+        // compiler then vectorises.
+        let (done, rest) = a.split_at_mut((k + 1) * n);
+        let pivot_row = &done[k * n + k..(k + 1) * n];
+        let inv = 1.0 / pivot_row[0];
+        let tail = &pivot_row[1..];
+        for row in rest.chunks_exact_mut(n) {
+            let l = row[k] * inv;
+            row[k] = l;
+            if l != 0.0 {
+                for (x, &u) in row[k + 1..].iter_mut().zip(tail) {
+                    *x -= l * u;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Factors the two diagonal blocks of a block lower triangular `n × n` row-major matrix

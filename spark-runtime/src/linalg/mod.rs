@@ -5,8 +5,10 @@
 //! * `newton`: the convergence, stall and divergence tests shared by every solve, and the
 //!   simplified-then-full Newton fallback;
 //! * `dense_newton`: Newton's method on one monolithic system with a dense Jacobian;
+//! * `attainable`: the accuracy a Newton iteration can attain (rounding through the matrix);
 //! * `saddle`: saddle-point systems `[[W, Bᵀ], [B, 0]]`.
 
+pub(crate) mod attainable;
 pub(crate) mod dense_newton;
 pub mod layout;
 pub mod lu;

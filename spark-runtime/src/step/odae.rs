@@ -22,9 +22,10 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
+use crate::linalg::attainable;
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
-use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::newton::{Monitor, Verdict, ATTAINABLE_MARGIN, ILL_CONDITIONED};
 use crate::linalg::vector::max_abs;
 use crate::model::blocks::{KinematicsJacobian, ReactionJacobian};
 use crate::model::Odae;
@@ -217,6 +218,10 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
     let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
     let mut converged = false;
     let k_len = <StageLayout<N, M, S> as Layout>::LEN;
+    // The attainable accuracy and the scratch of its estimate.
+    let mut attainable = 0.0f64;
+    let mut nbuf = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    let (mut wbuf, mut ybuf, mut zbuf) = (nbuf, nbuf, nbuf);
     loop {
         for i in 0..S {
             kin[i] = sys.kinematics_jacobian(times[i], &ys[i], &zs[i]);
@@ -240,6 +245,8 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
         }
         let mut jac = zero_square::<StageLayout<N, M, S>>();
         let mut rhs = <StageLayout<N, M, S> as Layout>::fill(0.0);
+        let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v))) * h.abs();
+        let zscale = zs.iter().fold(max_abs(&z0), |m, z| m.max(max_abs(z)));
         {
             let r = flat::<StageLayout<N, M, S>, f64>(&mut rhs);
             let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
@@ -271,13 +278,53 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
                     r[mc(i, l)] = if i < st { -gvals[i][l] / h } else { 0.0 };
                 }
             }
+            // The attainable accuracy, at the first iterate's matrix (`attainable`): the
+            // rounding of each row before the factorization overwrites the matrix.
+            let first = monitor.iterations() == 0;
+            let row_noise = flat::<StageLayout<N, M, S>, f64>(&mut nbuf);
+            let (w, y, z) = (
+                flat::<StageLayout<N, M, S>, f64>(&mut wbuf),
+                flat::<StageLayout<N, M, S>, f64>(&mut ybuf),
+                flat::<StageLayout<N, M, S>, f64>(&mut zbuf),
+            );
+            if first {
+                let ymag = ys.iter().fold(max_abs(&y0), |m, y| m.max(max_abs(y)));
+                let zmag = zs.iter().fold(max_abs(&z0), |m, z| m.max(max_abs(z)));
+                for (j, c) in y.iter_mut().enumerate() {
+                    *c = if j < S * N {
+                        ymag
+                    } else if j < 2 * S * N {
+                        zmag
+                    } else {
+                        mu[(j - 2 * S * N) / M][(j - 2 * S * N) % M].abs()
+                    };
+                }
+                let positions = mc(0, 0)..mc(st, 0);
+                let position_scale = (1.0 + max_abs(&y0)) / h.abs();
+                attainable::row_rounding(jm, y, (&positions, position_scale), row_noise);
+                // In the units of the convergence test below.
+                let (wy, wz) = (
+                    1.0 / if vscale > 0.0 { vscale } else { 1.0 },
+                    1.0 / if zscale > 0.0 { zscale } else { 1.0 },
+                );
+                for (j, wj) in w.iter_mut().enumerate() {
+                    *wj = if j < S * N {
+                        wy
+                    } else if j < 2 * S * N {
+                        wz
+                    } else {
+                        0.0
+                    };
+                }
+            }
             let mut perm = <StageLayout<N, M, S> as Layout>::fill(0usize);
             let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
             lu::factor(jm, p, k_len).map_err(|_| monitor.singular())?;
+            if first {
+                attainable = attainable::propagated(jm, p, row_noise, w, y, z);
+            }
             lu::solve(jm, p, r, k_len);
         }
-        let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v))) * h.abs();
-        let zscale = zs.iter().fold(max_abs(&z0), |m, z| m.max(max_abs(z)));
         let mut delta = 0.0f64;
         for i in 0..S {
             for a in 0..N {
@@ -292,6 +339,13 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
             }
         }
         let noise = 64.0 * f64::EPSILON * (1.0 + scaled(max_abs(&y0), vscale));
+        if ATTAINABLE_MARGIN * attainable > ILL_CONDITIONED * options.tolerance.max(noise) {
+            // Rounding alone moves the stages by far more than the tolerance: near a
+            // configuration where the constraints lose rank the equations have several nearby
+            // solutions, and whichever Newton finds is not to be trusted.
+            return Err(monitor.singular());
+        }
+        let noise = noise.max(ATTAINABLE_MARGIN * attainable);
         if monitor.judge(delta / options.tolerance, noise / options.tolerance)?
             == Verdict::Converged
         {
@@ -315,6 +369,9 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
     let mut mu_end = mu[st - 1];
     let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
     let e_len = <EndLayout<N, M> as Layout>::LEN;
+    let mut end_noise = <EndLayout<N, M> as Layout>::fill(0.0);
+    let (mut end_w, mut end_y, mut end_z) = (end_noise, end_noise, end_noise);
+    let mut end_attainable = 0.0f64;
     loop {
         let k = sys.kinematics_jacobian(t1, &y1, &z1);
         let w = sys.hidden_constraint(t1, &y1, &z1);
@@ -340,7 +397,28 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
             let jm = flat_square::<EndLayout<N, M>>(&mut jac);
             let p = flat::<EndLayout<N, M>, usize>(&mut perm);
             let r = flat::<EndLayout<N, M>, f64>(&mut rhs);
+            let first = monitor.iterations() == 0;
+            let row_noise = flat::<EndLayout<N, M>, f64>(&mut end_noise);
+            let (w, y, z) = (
+                flat::<EndLayout<N, M>, f64>(&mut end_w),
+                flat::<EndLayout<N, M>, f64>(&mut end_y),
+                flat::<EndLayout<N, M>, f64>(&mut end_z),
+            );
+            if first {
+                let zmag = max_abs(&z1).max(max_abs(&z0));
+                for (j, c) in y.iter_mut().enumerate() {
+                    *c = if j < N { zmag } else { mu_end[j - N].abs() };
+                }
+                attainable::row_rounding(jm, y, (&(0..0), 0.0), row_noise);
+                let wz = 1.0 / if zmag > 0.0 { zmag } else { 1.0 };
+                for (j, wj) in w.iter_mut().enumerate() {
+                    *wj = if j < N { wz } else { 0.0 };
+                }
+            }
             lu::factor(jm, p, e_len).map_err(|_| monitor.singular())?;
+            if first {
+                end_attainable = attainable::propagated(jm, p, row_noise, w, y, z);
+            }
             lu::solve(jm, p, r, e_len);
         }
         let mut delta = 0.0f64;
@@ -353,6 +431,10 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
             mu_end[l] += rhs.1[l];
         }
         let noise = 64.0 * f64::EPSILON;
+        if ATTAINABLE_MARGIN * end_attainable > ILL_CONDITIONED * options.tolerance.max(noise) {
+            return Err(monitor.singular());
+        }
+        let noise = noise.max(ATTAINABLE_MARGIN * end_attainable);
         if monitor.judge(delta / options.tolerance, noise / options.tolerance)?
             == Verdict::Converged
         {
