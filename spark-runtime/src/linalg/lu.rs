@@ -22,6 +22,12 @@ pub struct Singular {
 pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singular> {
     debug_assert!(a.len() == n * n && perm.len() == n);
     let a = &mut a[..n * n];
+    let tiny = pivot_floor(a, n)?;
+    eliminate(a, perm, n, (0, n), tiny)
+}
+
+/// The smallest usable pivot, `n · ε · max|a|`; [`Singular`] if an entry is not finite.
+fn pivot_floor(a: &[f64], n: usize) -> Result<f64, Singular> {
     let mut scale = 0.0f64;
     for x in a.iter() {
         if !x.is_finite() {
@@ -29,11 +35,24 @@ pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singula
         }
         scale = scale.max(x.abs());
     }
-    let tiny = scale * f64::EPSILON * (n as f64);
-    for k in 0..n {
+    Ok(scale * f64::EPSILON * (n as f64))
+}
+
+/// Gaussian elimination with partial pivoting of the diagonal block `[lo, hi)` of the
+/// row-major `n × n` matrix `a`, in place: pivots from the block's rows (whole rows are
+/// swapped), row operations within the block's columns.
+#[inline(always)]
+fn eliminate(
+    a: &mut [f64],
+    perm: &mut [usize],
+    n: usize,
+    (lo, hi): (usize, usize),
+    tiny: f64,
+) -> Result<(), Singular> {
+    for k in lo..hi {
         let mut p = k;
         let mut best = a[k * n + k].abs();
-        for r in k + 1..n {
+        for r in k + 1..hi {
             let x = a[r * n + k].abs();
             if x > best {
                 best = x;
@@ -51,14 +70,14 @@ pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singula
         // Row operations on whole slices: no bounds checks in the inner loop, which the
         // compiler then vectorises.
         let (done, rest) = a.split_at_mut((k + 1) * n);
-        let pivot_row = &done[k * n + k..(k + 1) * n];
+        let pivot_row = &done[k * n + k..k * n + hi];
         let inv = 1.0 / pivot_row[0];
         let tail = &pivot_row[1..];
-        for row in rest.chunks_exact_mut(n) {
+        for row in rest[..(hi - k - 1) * n].chunks_exact_mut(n) {
             let l = row[k] * inv;
             row[k] = l;
             if l != 0.0 {
-                for (x, &u) in row[k + 1..].iter_mut().zip(tail) {
+                for (x, &u) in row[k + 1..hi].iter_mut().zip(tail) {
                     *x -= l * u;
                 }
             }
@@ -80,51 +99,9 @@ pub fn factor_lower(
 ) -> Result<(), Singular> {
     debug_assert!(a.len() == n * n && perm.len() == n && ns <= n);
     let a = &mut a[..n * n];
-    let mut scale = 0.0f64;
-    for x in a.iter() {
-        if !x.is_finite() {
-            return Err(Singular { column: 0 });
-        }
-        scale = scale.max(x.abs());
-    }
-    let tiny = scale * f64::EPSILON * (n as f64);
-    for (lo, hi) in [(0, ns), (ns, n)] {
-        for k in lo..hi {
-            let mut p = k;
-            let mut best = a[k * n + k].abs();
-            for r in k + 1..hi {
-                let x = a[r * n + k].abs();
-                if x > best {
-                    best = x;
-                    p = r;
-                }
-            }
-            if best <= tiny || best == 0.0 {
-                return Err(Singular { column: k });
-            }
-            perm[k] = p;
-            if p != k {
-                let (upper, lower) = a.split_at_mut(p * n);
-                upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
-            }
-            // Row operations on whole slices: no bounds checks in the inner loop, which the
-            // compiler then vectorises.
-            let (done, rest) = a.split_at_mut((k + 1) * n);
-            let pivot_row = &done[k * n + k..k * n + hi];
-            let inv = 1.0 / pivot_row[0];
-            let tail = &pivot_row[1..];
-            for row in rest.chunks_exact_mut(n).take(hi - k - 1) {
-                let l = row[k] * inv;
-                row[k] = l;
-                if l != 0.0 {
-                    for (x, &u) in row[k + 1..hi].iter_mut().zip(tail) {
-                        *x -= l * u;
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
+    let tiny = pivot_floor(a, n)?;
+    eliminate(a, perm, n, (0, ns), tiny)?;
+    eliminate(a, perm, n, (ns, n), tiny)
 }
 
 /// Solves `A x = b` in place (`b` becomes `x`) with the factors from [`factor`].

@@ -172,7 +172,12 @@ where
         } else {
             len
         };
-        lu::factor_lower(jm, perm, len, leading).map_err(|_| Error::SingularJacobian {
+        let factored = if blocked {
+            lu::factor_lower(jm, perm, len, leading)
+        } else {
+            lu::factor(jm, perm, len)
+        };
+        factored.map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,
         })?;
         let identity = |i: usize| i;
