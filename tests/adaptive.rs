@@ -8,7 +8,7 @@ mod common;
 include!("../examples/models/seven_body.rs");
 include!("../examples/models/skate.rs");
 
-use spark::simulate::{Direction, Event, Report};
+use spark::simulate::{Direction, Event, EventOn, Report, ReportOn};
 use spark::{Emprk, Error, GaussLobatto, Integrator, Method, Options, State};
 
 include!("../examples/models/pendulum.rs");
@@ -530,4 +530,121 @@ fn reversible_control_rejects_bad_settings_and_keeps_the_state() {
         (s, c, sim.step_size()),
         (before, Reversible::new(100.0, 0.3), 0.01)
     );
+}
+
+/// Local error of the Hamiltonian pendulum's dense output at `θ = 0.3` of one adaptive step of
+/// size `h` (unit mass: `p = v`, so the Lagrangian reference serves).
+fn hamiltonian_dense_error<Meth: Method>(h: f64) -> (f64, f64) {
+    let s0 = pendulum_start();
+    let loose = Options {
+        rtol: 1.0,
+        atol: 1.0,
+        ..Options::default()
+    };
+    let mut sim = Integrator::<HamPendulum, Meth>::new(HamPendulum::default(), h)
+        .unwrap()
+        .with_options(loose);
+    let t_out = 0.3 * h;
+    let mut got = None;
+    let mut s = spark::hamiltonian::State::new(0.0, s0.q, s0.v);
+    let stats = sim
+        .simulate(&mut s, h, &[t_out], &[], |r| {
+            if let ReportOn::Output(x) = r {
+                got = Some(*x);
+            }
+        })
+        .unwrap();
+    assert_eq!((stats.accepted, stats.rejected), (1, 0));
+    let d = got.unwrap();
+    assert_eq!(d.t, t_out);
+    let r = reference(Pendulum::default(), &s0, t_out, 64);
+    ((d.q - r.q).amax(), (d.p - r.v).amax())
+}
+
+/// The Hamiltonian state's dense output: `q` and `p` each by quintic Hermite interpolation, with
+/// `q' = H_p` and `p'` from the index-one system, so both have the local order of the
+/// Lagrangian state's `q`, `min(p + 1, 6)` (the momenta are more accurate than the Lagrangian
+/// interpolant's velocities, which are a derivative).
+#[test]
+fn hamiltonian_dense_output_has_local_order_min_p_plus_1_6_in_q_and_p() {
+    let errors = |hs: &[f64], gl3: bool| -> (Vec<f64>, Vec<f64>) {
+        hs.iter()
+            .map(|&h| {
+                if gl3 {
+                    hamiltonian_dense_error::<GaussLobatto<3>>(h)
+                } else {
+                    hamiltonian_dense_error::<GaussLobatto<2>>(h)
+                }
+            })
+            .unzip()
+    };
+    // p = 4: both carry the midpoint's local error O(h⁵); the slopes approach 5 from below
+    // (q: 4.71, 4.88; p: 4.2, 4.7 from h = 0.025 on; at h = 0.05 p's components nearly cancel).
+    let hs = [0.05, 0.025, 0.0125];
+    let (q2, _) = errors(&hs, false);
+    let (fit, _) = common::slopes(&hs, &q2);
+    eprintln!("Hamiltonian dense q, GaussLobatto<2>: errors {q2:?}, fit {fit:.3}");
+    assert!((4.6..5.25).contains(&fit));
+    let hs = [0.025, 0.0125, 0.00625];
+    let (_, p2) = errors(&hs, false);
+    let (fit, local) = common::slopes(&hs, &p2);
+    eprintln!(
+        "Hamiltonian dense p, GaussLobatto<2>: errors {p2:?}, slopes {local:.3?}, fit {fit:.3}"
+    );
+    assert!(local.windows(2).all(|w| w[1] > w[0]) && (4.3..5.25).contains(&fit));
+    // p = 6: the interpolation error O(h⁶) in both (p reaches it from h = 0.025 on: 5.8, 6.1;
+    // 5.6 from 0.05).
+    let hs = [0.025, 0.0125, 0.00625];
+    let (q3, p3) = errors(&hs, true);
+    common::assert_order(
+        "Hamiltonian dense q, GaussLobatto<3> (local order 6)",
+        6.0,
+        &hs,
+        &q3,
+    );
+    common::assert_order(
+        "Hamiltonian dense p, GaussLobatto<3> (local order 6)",
+        6.0,
+        &hs,
+        &p3,
+    );
+}
+
+#[test]
+fn hamiltonian_events_are_located_to_1e_12_against_the_closed_form() {
+    let quarter = elliptic_k(std::f64::consts::FRAC_1_SQRT_2) / 9.81f64.sqrt();
+    let tight = Options {
+        rtol: 1e-14,
+        atol: 1e-14,
+        ..Options::default()
+    };
+    let mut sim = Integrator::<HamPendulum, GaussLobatto<3>>::new(HamPendulum::default(), 0.05)
+        .unwrap()
+        .with_options(tight);
+    let mut s = spark::hamiltonian::State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    let below = |s: &spark::hamiltonian::State<2>| s.q[0];
+    let events = [EventOn {
+        function: &below,
+        direction: Direction::Falling,
+        terminal: true,
+    }];
+    let mut outputs = 0;
+    let stats = sim
+        .simulate(&mut s, 2.0 * quarter, &[0.5 * quarter], &events, |r| {
+            if let ReportOn::Output(x) = r {
+                // Halfway down: the interpolated state is on the circle to the dense output's
+                // accuracy, and the energy is the start's.
+                assert!((x.q.norm() - 1.0).abs() < 1e-9, "{x:?}");
+                assert!(
+                    (0.5 * x.p.norm_squared() + 9.81 * x.q[1]).abs() < 1e-8,
+                    "{x:?}"
+                );
+                outputs += 1;
+            }
+        })
+        .unwrap();
+    eprintln!("event at {}, T/4 = {quarter}, {stats:?}", s.t);
+    assert_eq!((stats.event, outputs), (Some(0), 1));
+    assert!((s.t - quarter).abs() < 1e-12, "{:e}", s.t - quarter);
+    assert!(s.q[0].abs() < 1e-13);
 }

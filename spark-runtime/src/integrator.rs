@@ -260,7 +260,7 @@ impl<Sys: Odae<N, M>, const N: usize, const M: usize> Run for DaeStep<'_, Sys, N
 }
 
 /// The two state kinds of a DAE model, as a point `(t, y, z, λ)` of the DAE (2.11).
-trait DaePoint<const N: usize, const M: usize>: Sized {
+pub(crate) trait DaePoint<const N: usize, const M: usize>: Sized {
     fn point(&self) -> Point<N, M>;
     fn from_point(p: Point<N, M>) -> Self;
 }

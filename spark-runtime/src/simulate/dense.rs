@@ -12,7 +12,145 @@
 
 use nalgebra::SVector;
 
-use crate::model::State;
+use crate::error::Error;
+use crate::integrator::{Advance, DaePoint};
+use crate::model::{dae, hamiltonian, Lagrangian, Odae, State};
+use crate::step::multipliers::odae_rates;
+use crate::step::Point;
+
+/// A state kind with dense output: the interpolant of one accepted adaptive step from its
+/// start, midpoint and end states. Implemented for Lagrangian states ([`DenseStep`]) and for
+/// the Hamiltonian and DAE states ([`OdaeDense`]).
+pub trait Interpolate<Sys, const M: usize, const K: usize>: Advance<Sys, M, K> + Copy {
+    /// The interpolant of one step.
+    type Dense: Copy;
+    /// The interpolant through `start`, `mid` (at the step's midpoint) and `end`.
+    fn interpolant(sys: &Sys, start: &Self, mid: &Self, end: &Self) -> Result<Self::Dense, Error>;
+    /// The interpolated state at `t`: `end` itself at the step's end time.
+    fn at(sys: &Sys, dense: &Self::Dense, t: f64) -> Self;
+    /// The step's start and end times.
+    fn span(dense: &Self::Dense) -> (f64, f64);
+}
+
+impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Interpolate<Sys, M, K> for State<N>
+where
+    State<N>: Advance<Sys, M, K>,
+{
+    type Dense = DenseStep<N>;
+    fn interpolant(_: &Sys, start: &Self, mid: &Self, end: &Self) -> Result<DenseStep<N>, Error> {
+        Ok(DenseStep::new(start, mid, end))
+    }
+    fn at(_: &Sys, dense: &DenseStep<N>, t: f64) -> Self {
+        dense.at(t)
+    }
+    fn span(dense: &DenseStep<N>) -> (f64, f64) {
+        (dense.start_time(), dense.end_time())
+    }
+}
+
+/// The dense output of a Hamiltonian or DAE step: `y` and `z` each by the quintic Hermite
+/// interpolant of [`DenseStep`] through the step's start, midpoint and end, with the rates
+/// `y' = v(t, y, z)` and `z'` of the DAE (2.11) there (`z'` and the consistent multiplier from
+/// the index-one system `[[p_z, −r_λ], [w_z, 0]]`, the time derivatives by central
+/// differences); the multiplier `λ` of a DAE state is the one consistent with the
+/// interpolated `(y, z)`.
+/// Local orders as for Lagrangian states: `min(p + 1, 6)` in `y`, and in `z` at least the
+/// method's order.
+#[derive(Clone, Copy, Debug)]
+pub struct OdaeDense<St, const N: usize, const M: usize> {
+    y: DenseStep<N>,
+    z: DenseStep<N>,
+    lambda: [SVector<f64, M>; 3],
+    end: St,
+}
+
+/// The interpolant of a DAE step through its three states `nodes`.
+fn odae_dense<Sys: Odae<N, M>, St: DaePoint<N, M> + Copy, const N: usize, const M: usize>(
+    sys: &Sys,
+    nodes: [&St; 3],
+) -> Result<OdaeDense<St, N, M>, Error> {
+    let mut ys = [State::<N>::new(0.0, [0.0; N], [0.0; N]); 3];
+    let mut zs = ys;
+    let mut lambda = [SVector::<f64, M>::zeros(); 3];
+    for (i, node) in nodes.iter().enumerate() {
+        let p: Point<N, M> = node.point();
+        let (dy, dz, l) = odae_rates(sys, &p)?;
+        ys[i] = State {
+            t: p.t,
+            q: p.y,
+            v: dy,
+        };
+        zs[i] = State {
+            t: p.t,
+            q: p.z,
+            v: dz,
+        };
+        lambda[i] = l;
+    }
+    Ok(OdaeDense {
+        y: DenseStep::new(&ys[0], &ys[1], &ys[2]),
+        z: DenseStep::new(&zs[0], &zs[1], &zs[2]),
+        lambda,
+        end: *nodes[2],
+    })
+}
+
+/// The interpolated state of `dense` at `t`, with the multiplier consistent with its `(y, z)`
+/// (the quadratic through the step's three if that system is singular).
+fn odae_at<Sys: Odae<N, M>, St: DaePoint<N, M> + Copy, const N: usize, const M: usize>(
+    sys: &Sys,
+    dense: &OdaeDense<St, N, M>,
+    t: f64,
+) -> St {
+    if t == dense.y.end_time() {
+        return dense.end;
+    }
+    let (t0, t1) = (dense.y.start_time(), dense.y.end_time());
+    let theta = (t - t0) / (t1 - t0);
+    // Lagrange weights on θ = 0, 1/2, 1.
+    let w = [
+        2.0 * (theta - 0.5) * (theta - 1.0),
+        -4.0 * theta * (theta - 1.0),
+        2.0 * theta * (theta - 0.5),
+    ];
+    let mut point = Point {
+        t,
+        y: dense.y.at(t).q,
+        z: dense.z.at(t).q,
+        lambda: dense.lambda[0] * w[0] + dense.lambda[1] * w[1] + dense.lambda[2] * w[2],
+    };
+    if let Ok((_, _, lambda)) = odae_rates(sys, &point) {
+        point.lambda = lambda;
+    }
+    St::from_point(point)
+}
+
+/// `Interpolate` for a state kind of DAE models.
+macro_rules! odae_interpolate {
+    ($state:ty) => {
+        impl<Sys: Odae<N, M>, const N: usize, const M: usize> Interpolate<Sys, M, 0> for $state {
+            type Dense = OdaeDense<$state, N, M>;
+            fn interpolant(
+                sys: &Sys,
+                start: &Self,
+                mid: &Self,
+                end: &Self,
+            ) -> Result<Self::Dense, Error> {
+                odae_dense(sys, [start, mid, end])
+            }
+            fn at(sys: &Sys, dense: &Self::Dense, t: f64) -> Self {
+                odae_at(sys, dense, t)
+            }
+            fn span(dense: &Self::Dense) -> (f64, f64) {
+                (dense.y.start_time(), dense.y.end_time())
+            }
+        }
+    };
+}
+
+odae_interpolate!(hamiltonian::State<N>);
+odae_interpolate!(dae::State<N, M>);
 
 /// The interpolant of one accepted step.
 #[derive(Clone, Copy, Debug)]

@@ -3,13 +3,13 @@
 use crate::error::Error;
 use crate::integrator::{Advance, Integrator};
 use crate::method::Method;
-use crate::model::{Model, State};
+use crate::model::Model;
 use crate::options::Options;
 
 use super::controller::PiController;
-use super::dense::DenseStep;
+use super::dense::Interpolate;
 use super::estimate::{richardson, Estimated};
-use super::events::{crosses, illinois, Event, Report};
+use super::events::{crosses, illinois, EventOn, ReportOn};
 
 /// The estimated local error of a step ([`Integrator::step_with_estimate`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -160,10 +160,12 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         self.drive(state, t_end, |_, _, _, _| Ok(None))
     }
 
-    /// [`Integrator::advance_to`] for a Lagrangian state, reporting the interpolated state at
-    /// each time of `outputs` (in the direction of integration, within the run; dense output of
-    /// `docs/adaptive.md`) and locating the zeros of the `events` functions. Each is handed to
-    /// `report` in time order ([`Report::Output`], [`Report::Event`]). A terminal event stops
+    /// [`Integrator::advance_to`], reporting the interpolated state at each time of `outputs`
+    /// (in the direction of integration, within the run; the dense output of
+    /// `docs/adaptive.md`: [`crate::simulate::DenseStep`] for Lagrangian states,
+    /// [`crate::simulate::OdaeDense`] for Hamiltonian and DAE states) and locating the zeros of
+    /// the `events` functions. Each is handed to `report` in time order
+    /// ([`ReportOn::Output`], [`ReportOn::Event`]). A terminal event stops
     /// the run with `state` at the event and `AdvanceStats::event` naming it; the caller may
     /// change the state there (an impact law, a mode switch) and call again.
     ///
@@ -198,19 +200,19 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// assert_eq!(stats.event, Some(0));
     /// assert!(s.q[0].abs() < 1e-12 && outputs == 3);
     /// ```
-    pub fn simulate<const N: usize, const M: usize, const K: usize>(
+    pub fn simulate<St, const M: usize, const K: usize>(
         &mut self,
-        state: &mut State<N>,
+        state: &mut St,
         t_end: f64,
         outputs: &[f64],
-        events: &[Event<'_, N>],
-        mut report: impl FnMut(Report<'_, N>),
+        events: &[EventOn<'_, St>],
+        mut report: impl FnMut(ReportOn<'_, St>),
     ) -> Result<AdvanceStats, Error>
     where
-        State<N>: Advance<Sys, M, K>,
+        St: Interpolate<Sys, M, K>,
     {
         check_settings(self.options(), t_end)?;
-        let t0 = state.t;
+        let t0 = state.time();
         let dir = if t_end >= t0 { 1.0 } else { -1.0 };
         // Outputs behind the start are skipped; one at the start gets the start state.
         let mut next = 0;
@@ -218,13 +220,14 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             next += 1;
         }
         while next < outputs.len() && outputs[next] == t0 {
-            report(Report::Output(state));
+            report(ReportOn::Output(state));
             next += 1;
         }
         // Reports the outputs up to `until` (inclusive or not) from the dense output.
-        let flush = |next: &mut usize,
-                     report: &mut dyn FnMut(Report<'_, N>),
-                     dense: &DenseStep<N>,
+        let flush = |sys: &Sys,
+                     next: &mut usize,
+                     report: &mut dyn FnMut(ReportOn<'_, St>),
+                     dense: &St::Dense,
                      until: f64,
                      inclusive: bool| {
             while *next < outputs.len() {
@@ -233,32 +236,46 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
                 if d < 0.0 || (d == 0.0 && !inclusive) || (t - t_end) * dir > 0.0 {
                     break;
                 }
-                report(Report::Output(&dense.at(t)));
+                report(ReportOn::Output(&St::at(sys, dense, t)));
                 *next += 1;
             }
         };
         let mut stop: Option<usize> = None;
         let stats = self.drive(state, t_end, |sim, start, est, end_time| {
             let mut end = est.end;
-            end.t = end_time;
-            let dense = DenseStep::new(start, &est.mid, &end);
-            let mut lower = start.t;
+            end.set_time(end_time);
+            let dense = St::interpolant(sim.system(), start, &est.mid, &end)?;
+            let mut lower = start.time();
             let mut skip: Option<usize> = None;
             while let Some((index, t_dense)) =
-                earliest_event(events, &dense, &est.mid, lower, skip, t0)
+                earliest_event(sim.system(), events, &dense, &est.mid, lower, skip, t0)
             {
                 let at = sim.refine_event(&events[index], &dense, start, t_dense)?;
                 // Outputs before the event are reported first.
-                flush(&mut next, &mut report, &dense, at.t, false);
-                report(Report::Event { index, state: &at });
+                flush(
+                    sim.system(),
+                    &mut next,
+                    &mut report,
+                    &dense,
+                    at.time(),
+                    false,
+                );
+                report(ReportOn::Event { index, state: &at });
                 if events[index].terminal {
                     stop = Some(index);
                     return Ok(Some((at, index)));
                 }
-                lower = at.t;
+                lower = at.time();
                 skip = Some(index);
             }
-            flush(&mut next, &mut report, &dense, end.t, true);
+            flush(
+                sim.system(),
+                &mut next,
+                &mut report,
+                &dense,
+                end.time(),
+                true,
+            );
             Ok(None)
         })?;
         debug_assert_eq!(stats.event, stop);
@@ -267,41 +284,40 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
 
     /// The event time to `1e-13 · max(1, |t|)` and the state there, by Newton on the length
     /// of a real step (two half steps) from `start`, with the slope of the dense output.
-    fn refine_event<const N: usize, const M: usize, const K: usize>(
+    fn refine_event<St, const M: usize, const K: usize>(
         &self,
-        event: &Event<'_, N>,
-        dense: &DenseStep<N>,
-        start: &State<N>,
+        event: &EventOn<'_, St>,
+        dense: &St::Dense,
+        start: &St,
         t_guess: f64,
-    ) -> Result<State<N>, Error>
+    ) -> Result<St, Error>
     where
-        State<N>: Advance<Sys, M, K>,
+        St: Interpolate<Sys, M, K>,
     {
         let e = event.function;
-        let span = dense.end_time() - dense.start_time();
+        let (span_start, span_end) = St::span(dense);
+        let span = span_end - span_start;
         let delta = 1e-6 * span;
         let mut t = t_guess;
-        let mut best: Option<(f64, State<N>)> = None;
+        let mut best: Option<(f64, St)> = None;
         for _ in 0..6 {
-            let tau = t - start.t;
+            let tau = t - start.time();
             let at = if tau == 0.0 {
                 *start
             } else {
-                let mut s = richardson::<Sys, State<N>, Meth, M, K>(
-                    self.system(),
-                    tau,
-                    self.options(),
-                    start,
-                )?
-                .end;
-                s.t = t;
+                let mut s =
+                    richardson::<Sys, St, Meth, M, K>(self.system(), tau, self.options(), start)?
+                        .end;
+                s.set_time(t);
                 s
             };
             let value = e(&at);
             if best.is_none_or(|(b, _)| value.abs() < b) {
                 best = Some((value.abs(), at));
             }
-            let slope = (e(&dense.at(t + delta)) - e(&dense.at(t - delta))) / (2.0 * delta);
+            let slope = (e(&St::at(self.system(), dense, t + delta))
+                - e(&St::at(self.system(), dense, t - delta)))
+                / (2.0 * delta);
             if !(slope.is_finite() && slope != 0.0 && value.is_finite()) {
                 break;
             }
@@ -416,20 +432,21 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
 /// reported at `lower`, whose value there counts as zero), by Illinois on the dense output
 /// between the step's start, midpoint and end; roots within round-off of the run's start
 /// `t_run` are ignored (a run resumed at an event).
-fn earliest_event<const N: usize>(
-    events: &[Event<'_, N>],
-    dense: &DenseStep<N>,
-    mid: &State<N>,
+fn earliest_event<Sys, St: Interpolate<Sys, M, K>, const M: usize, const K: usize>(
+    sys: &Sys,
+    events: &[EventOn<'_, St>],
+    dense: &St::Dense,
+    mid: &St,
     lower: f64,
     skip: Option<usize>,
     t_run: f64,
 ) -> Option<(usize, f64)> {
-    let t1 = dense.end_time();
-    let dir = if t1 >= dense.start_time() { 1.0 } else { -1.0 };
-    let tm = mid.t;
+    let (t0, t1) = St::span(dense);
+    let dir = if t1 >= t0 { 1.0 } else { -1.0 };
+    let tm = mid.time();
     let mut best: Option<(usize, f64)> = None;
     for (index, event) in events.iter().enumerate() {
-        let e = |t: f64| (event.function)(&dense.at(t));
+        let e = |t: f64| (event.function)(&St::at(sys, dense, t));
         let mut a = lower;
         let mut ea = if skip == Some(index) { 0.0 } else { e(a) };
         for b in [tm, t1] {

@@ -20,7 +20,9 @@ pub enum Direction {
 }
 
 /// An event: a function of the state whose zeros are located, the crossings that count, and
-/// whether the driver stops there.
+/// whether the driver stops there. `St` is the state kind: [`Event`] for Lagrangian states
+/// (`e(t, q, v)`), `EventOn<'_, hamiltonian::State<N>>` (`e(t, q, p)`) and
+/// `EventOn<'_, dae::State<N, M>>` for the others.
 ///
 /// ```
 /// use spark_runtime::simulate::{Direction, Event};
@@ -30,16 +32,20 @@ pub enum Direction {
 /// assert!(e.terminal);
 /// ```
 #[derive(Clone, Copy)]
-pub struct Event<'a, const N: usize> {
-    /// `e(t, q, v)`; an event is a zero of it. It should be smooth along the motion.
-    pub function: &'a dyn Fn(&State<N>) -> f64,
+pub struct EventOn<'a, St> {
+    /// The event function of the state; an event is a zero of it. It should be smooth along
+    /// the motion.
+    pub function: &'a dyn Fn(&St) -> f64,
     /// The crossings that count.
     pub direction: Direction,
     /// Stop the driver at the event (the state is left there); otherwise report it and go on.
     pub terminal: bool,
 }
 
-impl<const N: usize> core::fmt::Debug for Event<'_, N> {
+/// An event of a Lagrangian state `(t, q, v)` (see [`EventOn`]).
+pub type Event<'a, const N: usize> = EventOn<'a, State<N>>;
+
+impl<St> core::fmt::Debug for EventOn<'_, St> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Event")
             .field("direction", &self.direction)
@@ -48,19 +54,22 @@ impl<const N: usize> core::fmt::Debug for Event<'_, N> {
     }
 }
 
-/// What an adaptive driver reports to its caller while it runs.
+/// What an adaptive driver reports to its caller while it runs, for the state kind `St`.
 #[derive(Clone, Copy, Debug)]
-pub enum Report<'s, const N: usize> {
+pub enum ReportOn<'s, St> {
     /// The (interpolated) state at a requested output time.
-    Output(&'s State<N>),
+    Output(&'s St),
     /// A non-terminal or terminal event: its index in the event list and the state there.
     Event {
         /// Index of the event in the slice given to the driver.
         index: usize,
         /// The state at the event (a state of the method, on the constraint manifold).
-        state: &'s State<N>,
+        state: &'s St,
     },
 }
+
+/// A report about a Lagrangian state (see [`ReportOn`]).
+pub type Report<'s, const N: usize> = ReportOn<'s, State<N>>;
 
 /// True when the values `a → b` of an event function are a crossing in `direction`
 /// (`a = 0` is not: a zero at the left end was found before, or is where the run started).

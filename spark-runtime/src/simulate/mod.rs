@@ -5,8 +5,9 @@
 //!   (Richardson extrapolation, `estimate`).
 //! * [`crate::Integrator::advance_to`]: adaptive steps to an end time under
 //!   [`crate::Options::rtol`] / [`crate::Options::atol`], PI control (`controller`).
-//! * [`crate::Integrator::simulate`]: the same for Lagrangian states, with dense output at
-//!   requested times ([`DenseStep`]) and [`Event`]s located to `1e-13 · max(1, |t|)`.
+//! * [`crate::Integrator::simulate`]: the same with dense output at requested times
+//!   ([`DenseStep`] for Lagrangian states, [`OdaeDense`] for Hamiltonian and DAE states) and
+//!   [`Event`]s located to `1e-13 · max(1, |t|)`.
 //! * [`crate::Integrator::step_reversible`]: variable steps that keep a symmetric method's
 //!   energy free of drift ([`Reversible`], Hairer and Söderlind's reversible control).
 //!
@@ -19,7 +20,7 @@ mod estimate;
 mod events;
 pub mod reversible;
 
-pub use dense::DenseStep;
+pub use dense::{DenseStep, Interpolate, OdaeDense};
 pub use drive::{AdvanceStats, ErrorEstimate};
-pub use events::{Direction, Event, Report};
+pub use events::{Direction, Event, EventOn, Report, ReportOn};
 pub use reversible::Reversible;

@@ -106,6 +106,16 @@ pub(crate) fn odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
     sys: &Sys,
     point: &Point<N, M>,
 ) -> Result<SVector<f64, M>, Error> {
+    odae_rates(sys, point).map(|(_, _, lambda)| lambda)
+}
+
+/// The rates `(y', z')` of the DAE (2.11) at `(t, y, z)` and the consistent multiplier (see
+/// [`odae`]): `y' = v(t, y, z)`, and `z'` from the same solve, at the converged `λ`.
+#[allow(clippy::type_complexity)]
+pub(crate) fn odae_rates<Sys: Odae<N, M>, const N: usize, const M: usize>(
+    sys: &Sys,
+    point: &Point<N, M>,
+) -> Result<(SVector<f64, N>, SVector<f64, N>, SVector<f64, M>), Error> {
     let (t, y, z) = (point.t, point.y, point.z);
     let start_finite = t.is_finite() && finite(&y) && finite(&z);
     if !start_finite {
@@ -123,14 +133,16 @@ pub(crate) fn odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
         SVector::<f64, M>::from_fn(|l, _| centered(&|s| sys.hidden_constraint(s, &y, &z).w[l]));
     let bottom = -(hidden.w_y * kin.v) - wt;
     let mut lambda = SVector::<f64, M>::zeros();
+    let mut rate = SVector::<f64, N>::zeros();
     for _ in 0..8 {
         let r = sys.reaction_jacobian(t, &y, &lambda);
         let top = kin.f + r.r - pt - kin.p_y * kin.v;
         // Solve for (z', Δλ): p_z z' − r_λ Δλ = top, w_z z' = bottom.
-        let (_, dl) =
+        let (dz, dl) =
             solve_blocks(&kin.p_z, &-r.r_l, &hidden.w_z, &top, &bottom).map_err(singular)?;
         lambda += dl;
-        if !finite(&lambda) {
+        rate = dz;
+        if !finite(&lambda) || !finite(&rate) {
             return Err(Error::NonFiniteState);
         }
         let size = 1.0 + lambda.iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -138,5 +150,5 @@ pub(crate) fn odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
             break;
         }
     }
-    Ok(lambda)
+    Ok((kin.v, rate, lambda))
 }
