@@ -248,3 +248,50 @@ fn adaptive_steps_dense_output_and_events_allocate_nothing() {
     assert_eq!(seen_outputs, outputs.iter().filter(|&&t| t >= 1.0).count());
     assert!(seen_events > 0, "{simulated:?}");
 }
+
+spark::mechanics! {
+    /// A pendulum in Hamiltonian form.
+    struct HamPendulum {
+        coordinates: [x, y],
+        momenta: [px, py],
+        parameters: [g = 9.81],
+        hamiltonian: 0.5 * (px.powi(2) + py.powi(2)) + g * y,
+        holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    }
+}
+
+#[test]
+fn hamiltonian_dense_output_and_events_allocate_nothing() {
+    use spark::hamiltonian::State as HState;
+    use spark::simulate::{Direction, EventOn, ReportOn};
+    let o = spark::Options {
+        rtol: 1e-8,
+        atol: 1e-8,
+        ..spark::Options::default()
+    };
+    let mut sim = Integrator::<HamPendulum, GaussLobatto<2>>::new(HamPendulum::default(), 0.01)
+        .unwrap()
+        .with_options(o);
+    let mut s = HState::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    let outputs: [f64; 20] = core::array::from_fn(|k| 0.1 * (k + 1) as f64);
+    let below = |s: &HState<2>| s.q[0];
+    let events = [EventOn {
+        function: &below,
+        direction: Direction::Either,
+        terminal: false,
+    }];
+    let (mut seen_outputs, mut seen_events) = (0, 0);
+    let before = allocations();
+    WATCHED.with(|w| w.set(true));
+    let stats = sim
+        .simulate(&mut s, 2.0, &outputs, &events, |r| match r {
+            ReportOn::Output(_) => seen_outputs += 1,
+            ReportOn::Event { .. } => seen_events += 1,
+        })
+        .unwrap();
+    WATCHED.with(|w| w.set(false));
+    let after = allocations();
+    assert_eq!(after - before, 0, "allocated {} times", after - before);
+    assert_eq!(seen_outputs, outputs.len());
+    assert!(stats.accepted > 5 && seen_events > 0, "{stats:?}");
+}
