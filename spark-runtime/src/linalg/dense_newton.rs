@@ -171,9 +171,13 @@ pub(crate) fn add_block<const R: usize, const C: usize>(
     if s == 0.0 {
         return;
     }
+    // Row by row of `m` (a transposed copy, so that each row is contiguous like `jm`'s): the
+    // inner loop vectorises.
+    let t = m.transpose();
     for a in 0..R {
-        for b in 0..C {
-            jm[(row + a) * len + col + b] += s * m[(a, b)];
+        let dst = &mut jm[(row + a) * len + col..(row + a) * len + col + C];
+        for (d, &x) in dst.iter_mut().zip(t.column(a).iter()) {
+            *d += s * x;
         }
     }
 }
