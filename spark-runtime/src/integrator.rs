@@ -261,11 +261,14 @@ impl<Sys: Odae<N, M>, const N: usize, const M: usize> Run for DaeStep<'_, Sys, N
 
 /// The two state kinds of a DAE model, as a point `(t, y, z, λ)` of the DAE (2.11).
 pub(crate) trait DaePoint<const N: usize, const M: usize>: Sized {
+    /// Whether the state keeps the multipliers (`from_point` uses `λ`).
+    const KEEPS_MULTIPLIERS: bool;
     fn point(&self) -> Point<N, M>;
     fn from_point(p: Point<N, M>) -> Self;
 }
 
 impl<const N: usize, const M: usize> DaePoint<N, M> for hamiltonian::State<N> {
+    const KEEPS_MULTIPLIERS: bool = false;
     fn point(&self) -> Point<N, M> {
         Point {
             t: self.t,
@@ -284,6 +287,7 @@ impl<const N: usize, const M: usize> DaePoint<N, M> for hamiltonian::State<N> {
 }
 
 impl<const N: usize, const M: usize> DaePoint<N, M> for dae::State<N, M> {
+    const KEEPS_MULTIPLIERS: bool = true;
     fn point(&self) -> Point<N, M> {
         Point {
             t: self.t,

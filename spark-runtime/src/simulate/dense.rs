@@ -7,8 +7,12 @@
 //! `O(H⁵)` in `v`; the midpoint's coordinates carry the method's local error `O(H^{p+1})`,
 //! which the derivative divides by `H`. So the dense output has local order `min(p + 1, 6)`
 //! in `q` and `min(p, 5)` in `v` (measured in `tests/adaptive.rs`: 5 and 4 for
-//! `GaussLobatto<2>`, 6 and 5 for `GaussLobatto<3>`), never below the method's global order. Dense states are not projected: they satisfy the constraints to the
-//! interpolation error, not to round-off.
+//! `GaussLobatto<2>`, 6 and 5 for `GaussLobatto<3>`), never below the method's global order.
+//! Dense states are not projected: they satisfy the constraints to the interpolation error,
+//! not to round-off.
+//!
+//! Hamiltonian and DAE states ([`OdaeDense`]) interpolate both `y` and `z` this way, with
+//! their rates from the DAE: local order `min(p + 1, 6)` in both.
 
 use nalgebra::SVector;
 
@@ -55,8 +59,9 @@ where
 /// the index-one system `[[p_z, −r_λ], [w_z, 0]]`, the time derivatives by central
 /// differences); the multiplier `λ` of a DAE state is the one consistent with the
 /// interpolated `(y, z)`.
-/// Local orders as for Lagrangian states: `min(p + 1, 6)` in `y`, and in `z` at least the
-/// method's order.
+/// Local order `min(p + 1, 6)` in both `y` and `z` (the momenta are values of an
+/// interpolant, not its derivative as a Lagrangian state's velocities are); measured in
+/// `tests/adaptive.rs` and `tests/problem61.rs`.
 #[derive(Clone, Copy, Debug)]
 pub struct OdaeDense<St, const N: usize, const M: usize> {
     y: DenseStep<N>,
@@ -120,8 +125,10 @@ fn odae_at<Sys: Odae<N, M>, St: DaePoint<N, M> + Copy, const N: usize, const M: 
         z: dense.z.at(t).q,
         lambda: dense.lambda[0] * w[0] + dense.lambda[1] * w[1] + dense.lambda[2] * w[2],
     };
-    if let Ok((_, _, lambda)) = odae_rates(sys, &point) {
-        point.lambda = lambda;
+    if St::KEEPS_MULTIPLIERS {
+        if let Ok((_, _, lambda)) = odae_rates(sys, &point) {
+            point.lambda = lambda;
+        }
     }
     St::from_point(point)
 }
