@@ -260,7 +260,7 @@ fn jacobian_matches_central_differences_holonomic() {
     check_against_differences::<_, GaussLobatto<3>, 3, 1, 0, 0, 4>("charged S=3", c, s0, h);
 }
 
-/// Step systems of 24 unknowns and more are factored in block order (stage block, then end
+/// Step systems of 16 unknowns and more are factored in block order (stage block, then end
 /// block) for the Jacobian; the result must not change.
 #[test]
 fn jacobian_matches_central_differences_block_ordered() {

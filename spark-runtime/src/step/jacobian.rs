@@ -161,13 +161,13 @@ where
         self.assemble_mixed_at(tab, start, &pt, x, r, Some(&mut *jm));
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
-        // Holonomic steps: the block order (the residual buffer and `perm` as scratch), from
-        // `BLOCK_ORDER_FROM` unknowns on: below it, reordering cost more than it saved (the
-        // pendulum chains with N = 1 and 2, 9 and 18 unknowns at S = 2, were 3-7 % slower).
+        // Holonomic steps: the block order, from `BLOCK_ORDER_FROM` unknowns on: below it,
+        // reordering cost more than it saved (the pendulum chain with N = 1, 9 unknowns at
+        // S = 2, was 5 % slower; with N = 2, 18 unknowns, 1-2 % faster).
         let order = BlockOrder::<N, M, S> { st: tab.s_tilde };
         let blocked = K == 0 && len >= BLOCK_ORDER_FROM;
         let leading = if blocked {
-            order.apply(jm, len, r, perm);
+            order.apply(jm, len);
             order.leading()
         } else {
             len
@@ -355,7 +355,7 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 }
 
 /// The smallest holonomic step system that [`BlockOrder`] reorders for its Jacobian.
-const BLOCK_ORDER_FROM: usize = 24;
+const BLOCK_ORDER_FROM: usize = 16;
 
 /// The holonomic SPARK step system (`K = 0`) in block order: its stage equations (momentum at
 /// the stages, `g(Q̃_j)/h`) involve only the stage unknowns (`V_1..V_S`, `μ_0..μ_{s̃−1}`), so
@@ -408,31 +408,18 @@ impl<const N: usize, const M: usize, const S: usize> BlockOrder<N, M, S> {
         }
     }
 
-    /// Reorders the assembled `len × len` row-major matrix `jm` in place; `row` (length
-    /// `len`) and `dest` are scratch.
-    pub(crate) fn apply(&self, jm: &mut [f64], len: usize, row: &mut [f64], dest: &mut [usize]) {
-        for (j, d) in dest[..len].iter_mut().enumerate() {
-            *d = self.column(j);
+    /// Reorders the assembled `len × len` row-major matrix `jm` in place, as [`Self::row`] and
+    /// [`Self::column`] map. Both maps only rotate one segment: the columns of `v1` and
+    /// `μ_0..μ_{s̃−1}` (`v1` to the end of it), and the rows of `v1`, `μ_0..μ_s̃` (the end
+    /// point's momentum and hidden constraint after the stages' `g/h`). So rotations of slices
+    /// do it (an element-by-element permutation cost 5 % of the 8-link chain's Jacobian).
+    pub(crate) fn apply(&self, jm: &mut [f64], len: usize) {
+        let sn = S * N;
+        let columns = sn..sn + N + self.st * M;
+        for row in jm[..len * len].chunks_exact_mut(len) {
+            row[columns.clone()].rotate_left(N);
         }
-        for r in jm[..len * len].chunks_exact_mut(len) {
-            row[..len].copy_from_slice(r);
-            for (&x, &j) in row[..len].iter().zip(&dest[..len]) {
-                r[j] = x;
-            }
-        }
-        for (i, d) in dest[..len].iter_mut().enumerate() {
-            *d = self.row(i);
-        }
-        // Rows to their places, cycle by cycle: `dest[i]` is where the row now at `i` goes.
-        for i in 0..len {
-            while dest[i] != i {
-                let j = dest[i];
-                let (a, b) = (i.min(j), i.max(j));
-                let (upper, lower) = jm.split_at_mut(b * len);
-                upper[a * len..(a + 1) * len].swap_with_slice(&mut lower[..len]);
-                dest.swap(i, j);
-            }
-        }
+        jm[sn * len..(sn + N + (self.st + 1) * M) * len].rotate_left((N + M) * len);
     }
 }
 
@@ -504,4 +491,37 @@ pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BlockOrder;
+
+    /// The rotations move every entry where the row and column maps say, for both kinds of
+    /// tableau (`s̃ = S` and `s̃ = S − 1`).
+    #[test]
+    fn block_order_rotations_follow_the_maps() {
+        const N: usize = 3;
+        const M: usize = 2;
+        const S: usize = 3;
+        const LEN: usize = (S + 1) * (N + M);
+        for st in [S, S - 1] {
+            let order = BlockOrder::<N, M, S> { st };
+            let old: [f64; LEN * LEN] = core::array::from_fn(|k| k as f64);
+            let mut new = old;
+            order.apply(&mut new, LEN);
+            for i in 0..LEN {
+                for j in 0..LEN {
+                    assert_eq!(new[order.row(i) * LEN + order.column(j)], old[i * LEN + j]);
+                }
+            }
+            // The maps are permutations.
+            let (mut rows, mut cols) = ([false; LEN], [false; LEN]);
+            for i in 0..LEN {
+                rows[order.row(i)] = true;
+                cols[order.column(i)] = true;
+            }
+            assert!(rows.iter().all(|&x| x) && cols.iter().all(|&x| x));
+        }
+    }
 }
