@@ -159,7 +159,7 @@ pub(crate) fn solve<L: Layout>(
 }
 
 /// Adds `s · m` to the block of the row-major `len × len` matrix `jm` at `(row, col)` (nothing
-/// when `s = 0`).
+/// when `s = 0`): [`add_block_tr`] of a transposed copy.
 pub(crate) fn add_block<const R: usize, const C: usize>(
     jm: &mut [f64],
     len: usize,
@@ -168,22 +168,14 @@ pub(crate) fn add_block<const R: usize, const C: usize>(
     m: &SMatrix<f64, R, C>,
     s: f64,
 ) {
-    if s == 0.0 {
-        return;
-    }
-    // Row by row of `m` (a transposed copy, so that each row is contiguous like `jm`'s): the
-    // inner loop vectorises.
-    let t = m.transpose();
-    for a in 0..R {
-        let dst = &mut jm[(row + a) * len + col..(row + a) * len + col + C];
-        for (d, &x) in dst.iter_mut().zip(t.column(a).iter()) {
-            *d += s * x;
-        }
+    if s != 0.0 {
+        add_block_tr(jm, len, row, col, &m.transpose(), s);
     }
 }
 
 /// Adds `s · mᵀ` to the block of the row-major `len × len` matrix `jm` whose top-left corner
-/// is `(row, col)` (no transposed copy of `m` is formed).
+/// is `(row, col)`: row `a` of the block is column `a` of `m`, contiguous like the row of
+/// `jm`, so the inner loop vectorises.
 pub(crate) fn add_block_tr<const R: usize, const C: usize>(
     jm: &mut [f64],
     len: usize,
@@ -196,8 +188,9 @@ pub(crate) fn add_block_tr<const R: usize, const C: usize>(
         return;
     }
     for a in 0..C {
-        for b in 0..R {
-            jm[(row + a) * len + col + b] += s * m[(b, a)];
+        let dst = &mut jm[(row + a) * len + col..(row + a) * len + col + R];
+        for (d, &x) in dst.iter_mut().zip(m.column(a).iter()) {
+            *d += s * x;
         }
     }
 }
