@@ -393,7 +393,11 @@ where
     Sys: Lagrangian<N, M> + Default + spark::Inputs<N, 0>,
     Meth: Method,
 {
-    let steps = 200;
+    // `CHAIN_JAC_STEPS` (default 200) lengthens the runs for a sampling profiler.
+    let steps = std::env::var("CHAIN_JAC_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200usize);
     let (mut plain, mut with) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..5 {
         let mut s = start::<Sys, Meth, N, M>();

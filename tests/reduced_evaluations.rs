@@ -57,6 +57,53 @@ fn constant_mass_is_decided_symbolically() {
     assert_eq!(verdicts, [true, false, false, true, true]);
 }
 
+spark::mechanics! {
+    /// A damped point mass on a spring: `∂Q/∂v ≠ 0`, `∂f/∂q ≠ 0`, `L_vq = 0`.
+    struct Damped {
+        coordinates: [x],
+        velocities: [vx],
+        parameters: [c = 0.3],
+        lagrangian: 0.5 * vx.powi(2) - 0.5 * x.powi(2),
+        dissipation: 0.5 * c * vx.powi(2),
+    }
+}
+
+/// The zero-block verdicts (`ZERO_LVQ`, `ZERO_LQQ`, `ZERO_FV`), which let exact Newton
+/// matrices skip blocks, are decided symbolically, and a block declared zero is zero at every
+/// point evaluated.
+#[test]
+fn zero_blocks_are_decided_symbolically_and_hold() {
+    fn flags<Sys: Lagrangian<N, M>, const N: usize, const M: usize>() -> [bool; 3] {
+        [Sys::ZERO_LVQ, Sys::ZERO_LQQ, Sys::ZERO_FV]
+    }
+    assert_eq!(flags::<Bead, 2, 1>(), [true, true, true]);
+    assert_eq!(flags::<Coupled, 2, 1>(), [false, false, true]);
+    assert_eq!(flags::<Damped, 1, 0>(), [true, false, false]);
+    assert_eq!(flags::<Growing, 1, 0>(), [true, true, true]);
+    fn check<Sys: Lagrangian<N, M>, const N: usize, const M: usize>(sys: &Sys) {
+        let [lvq, lqq, fv] = flags::<Sys, N, M>();
+        for k in 0..20 {
+            let s = k as f64;
+            let q = SVector::<f64, N>::from_fn(|i, _| (0.7 * s + i as f64).sin());
+            let v = SVector::<f64, N>::from_fn(|i, _| (1.1 * s - i as f64).cos());
+            let d = sys.dynamics_jacobian(0.1 * s, &q, &v);
+            assert!(!lvq || d.lvq.iter().all(|&x| x == 0.0));
+            assert!(!lqq || d.lqq.iter().all(|&x| x == 0.0));
+            assert!(!fv || d.fv.iter().all(|&x| x == 0.0));
+            // And a block declared nonzero is nonzero somewhere (the verdicts are not just `false`).
+            if k == 3 {
+                assert!(lvq || d.lvq.amax() > 0.0);
+                assert!(lqq || d.lqq.amax() > 0.0);
+                assert!(fv || d.fv.amax() > 0.0);
+            }
+        }
+    }
+    check(&Bead::default());
+    check(&Coupled::default());
+    check(&Damped::default());
+    check(&Growing::default());
+}
+
 #[test]
 fn reduced_evaluations_equal_the_full_ones() {
     let sys = Coupled::default();

@@ -496,6 +496,13 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     let constant_mass = !model
         .arena
         .any_depends_on(&lvv_roots, |i| i < vars.param(0));
+    // Blocks the symbolic engine folded to zero: the runtime skips them in exact matrices.
+    let all_zero = |m: &[Vec<Id>]| {
+        m.iter()
+            .flatten()
+            .all(|&id| model.arena.as_const(id) == Some(0.0))
+    };
+    let (zero_lvq, zero_lqq, zero_fv) = (all_zero(&d.lvq), all_zero(&d.lqq), all_zero(&d.fv));
     let mut hc_targets = vector_targets("w", &d.w);
     hc_targets.extend(matrix_targets("gq", &d.gq, false));
     hc_targets.extend(vector_targets("wq_v", &d.wq_v));
@@ -532,6 +539,9 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         impl #rt::Lagrangian<#n, #m, #kk> for #name {
             const QUADRATIC_IN_V: bool = #quadratic;
             const CONSTANT_MASS: bool = #constant_mass;
+            const ZERO_LVQ: bool = #zero_lvq;
+            const ZERO_LQQ: bool = #zero_lqq;
+            const ZERO_FV: bool = #zero_fv;
             #nh_methods
             #saddle_methods
             #[inline]

@@ -106,6 +106,20 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// that their factors fit a [`SaddleStore`]; `false` (the default) uses dense factors.
     const SPARSE_SADDLE: bool = false;
 
+    /// `true` when `L_vq = ∂²L/∂v∂q` ([`DynamicsJacobian::lvq`]) is identically zero (a mass
+    /// matrix and a `bᵀ v` term free of `q`): the exact Newton matrices of a step and its
+    /// Jacobian then skip those blocks. `mechanics!` decides it symbolically; `false` (the
+    /// default) is always safe.
+    const ZERO_LVQ: bool = false;
+
+    /// `true` when `∂f/∂q` ([`DynamicsJacobian::lqq`]) is identically zero (forces and the
+    /// gradient of `L` free of `q`, as for uniform gravity); see [`Lagrangian::ZERO_LVQ`].
+    const ZERO_LQQ: bool = false;
+
+    /// `true` when `∂Q/∂v` ([`DynamicsJacobian::fv`]) is identically zero (no velocity-dependent
+    /// non-conservative force); see [`Lagrangian::ZERO_LVQ`].
+    const ZERO_FV: bool = false;
+
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
 

@@ -29,6 +29,7 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::linalg::dense_newton::{add_block, add_block_tr};
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
+use crate::model::Lagrangian;
 
 /// The coefficients of one momentum-balance row.
 #[derive(Clone, Copy)]
@@ -88,6 +89,28 @@ pub(crate) struct ReactionColumns {
     pub nonholonomic: usize,
 }
 
+/// Which blocks of a model's [`DynamicsJacobian`] are identically zero
+/// ([`Lagrangian::ZERO_LVQ`], [`Lagrangian::ZERO_LQQ`], [`Lagrangian::ZERO_FV`]): exact Newton
+/// matrices skip them.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ZeroBlocks {
+    pub lvq: bool,
+    pub lqq: bool,
+    pub fv: bool,
+}
+
+impl ZeroBlocks {
+    /// The model's declared zero blocks.
+    pub(crate) fn of<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    ) -> Self {
+        Self {
+            lvq: Sys::ZERO_LVQ,
+            lqq: Sys::ZERO_LQQ,
+            fv: Sys::ZERO_FV,
+        }
+    }
+}
+
 /// What the rows of a step read at the current iterate: the model's evaluations at the stages
 /// and at the Lobatto nodes, the multipliers, and the step-start data.
 pub(crate) struct StageEvaluations<
@@ -119,6 +142,8 @@ pub(crate) struct StageEvaluations<
     pub cons: &'a [ConstraintJacobian<N, M>; S],
     /// `μ_j = hΛ_j` at the Lobatto nodes.
     pub mus: &'a [SVector<f64, M>; S],
+    /// The model's identically zero blocks.
+    pub zeros: ZeroBlocks,
 }
 
 impl<const N: usize, const M: usize, const K: usize, const S: usize>
@@ -154,18 +179,24 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         let h = self.h;
         for j in 0..S {
             if w.force[j] != 0.0 {
-                let d = &self.dyns[j];
-                add_block(
-                    jm,
-                    len,
-                    row,
-                    col,
-                    &d.lqq,
-                    -h * h * self.a[j][l] * w.force[j],
-                );
+                let (d, z) = (&self.dyns[j], self.zeros);
+                if !z.lqq {
+                    add_block(
+                        jm,
+                        len,
+                        row,
+                        col,
+                        &d.lqq,
+                        -h * h * self.a[j][l] * w.force[j],
+                    );
+                }
                 if j == l {
-                    add_block_tr(jm, len, row, col, &d.lvq, -h * w.force[j]);
-                    add_block(jm, len, row, col, &d.fv, -h * w.force[j]);
+                    if !z.lvq {
+                        add_block_tr(jm, len, row, col, &d.lvq, -h * w.force[j]);
+                    }
+                    if !z.fv {
+                        add_block(jm, len, row, col, &d.fv, -h * w.force[j]);
+                    }
                 }
             }
             if w.nonholonomic[j] != 0.0 {
@@ -195,7 +226,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
     pub(crate) fn momentum_start_coupling(&self, w: &MomentumWeights<'_, S>) -> SMatrix<f64, N, N> {
         let mut block = SMatrix::<f64, N, N>::zeros();
         for j in 0..S {
-            if w.force[j] != 0.0 {
+            if w.force[j] != 0.0 && !self.zeros.lqq {
                 add_scaled(&mut block, &self.dyns[j].lqq, -self.h * w.force[j]);
             }
             if w.nonholonomic[j] != 0.0 {
@@ -225,7 +256,9 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         add_block(jm, len, row, own_col, &own_dyn.lvv, 1.0);
         for l in 0..S {
             self.add_momentum_coupling(jm, len, (row, l * N), w, l);
-            add_block(jm, len, row, l * N, &own_dyn.lvq, self.h * own_coef[l]);
+            if !self.zeros.lvq {
+                add_block(jm, len, row, l * N, &own_dyn.lvq, self.h * own_coef[l]);
+            }
         }
         if let Some(c) = cols.start {
             add_block_tr(jm, len, row, c, self.gq0, w.start);

@@ -56,7 +56,7 @@ use crate::model::Inputs;
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{
-    add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
+    add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks,
 };
 use crate::step::jacobian::{
     solve_sensitivities, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
@@ -257,6 +257,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             nus: &nus,
             cons: &cons,
             mus: &mus,
+            zeros: ZeroBlocks::of::<Sys, N, M, K>(),
         };
         // E1 (rows of V_i): the SPARK stage weights; E2' (rows of Ṽ_i): the Lobatto stages, with
         // the forces and nonholonomic reactions of the Gauss stages weighted by Ā and the
@@ -532,6 +533,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             nus: &pt.nus,
             cons: &pt.cons,
             mus: &pt.mus,
+            zeros: ZeroBlocks::of::<Sys, N, M, K>(),
         };
         let start_terms = StartTerms {
             h,

@@ -61,7 +61,7 @@ use crate::linalg::vector::all_finite;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
-use crate::step::assembly::{MomentumWeights, ReactionColumns, StageEvaluations};
+use crate::step::assembly::{MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks};
 use crate::step::Problem;
 use crate::tableau::Index2Tableau;
 
@@ -173,6 +173,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             nus: &mus,
             cons: &cons,
             mus: &no_mus,
+            zeros: ZeroBlocks::of::<Sys, N, M, K>(),
         };
         let zero = [0.0; S];
         let weights = |row| MomentumWeights::shared(row, &zero);

@@ -29,7 +29,7 @@ use crate::linalg::lu;
 use crate::model::blocks::InputJacobian;
 use crate::model::{Inputs, Lagrangian, State};
 use crate::options::StepStats;
-use crate::step::assembly::{add_scaled, MomentumWeights, StageEvaluations};
+use crate::step::assembly::{add_scaled, MomentumWeights, StageEvaluations, ZeroBlocks};
 use crate::step::holonomic::Retain;
 use crate::step::mixed::{system_len, MixedLayout, MixedPoint, Offsets};
 use crate::step::start::StepStart;
@@ -203,6 +203,7 @@ where
             nus: &pt.nus,
             cons: &pt.cons,
             mus: &pt.mus,
+            zeros: ZeroBlocks::of::<Sys, N, M, K>(),
         };
 
         let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
@@ -317,8 +318,10 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, const U: us
         w: &MomentumWeights<'_, S>,
     ) -> MomentumRow<N, U> {
         let mut dq = self.ev.momentum_start_coupling(w);
-        add_scaled(&mut dq, own_lvq, 1.0);
-        add_scaled(&mut dq, self.lvq0, -1.0);
+        if !self.ev.zeros.lvq {
+            add_scaled(&mut dq, own_lvq, 1.0);
+            add_scaled(&mut dq, self.lvq0, -1.0);
+        }
         add_scaled(&mut dq, self.hess0, w.start);
         let mut du = *own_p_u;
         add_scaled(&mut du, self.p_u0, -1.0);

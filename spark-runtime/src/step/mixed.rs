@@ -45,7 +45,7 @@ use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJac
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{
-    add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations,
+    add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks,
 };
 use crate::step::start::StepStart;
 use crate::step::Problem;
@@ -242,6 +242,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             nus,
             cons,
             mus,
+            zeros: ZeroBlocks::of::<Sys, N, M, K>(),
         };
         let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
         let end_weights = MomentumWeights::spark_end(tab);
