@@ -167,58 +167,23 @@ pub fn solve_transposed(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
 }
 
 /// Solves `A X = B` in place for `r` right-hand sides at once, with the factors from
-/// [`factor`]: `x` is the `n × r` row-major matrix `B` and becomes `X`. Each elimination step
-/// updates a whole row of right-hand sides (a vectorised loop over `r` values), and zero
-/// factor entries, common in the structured step systems, are skipped; a loop of [`solve`]
-/// calls is latency-bound by its dot products instead.
+/// [`factor`]: `x` is the `n × r` row-major matrix `B` and becomes `X`. See [`solve_many_lower`].
 pub fn solve_many(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize) {
-    debug_assert!(lu.len() == n * n && perm.len() == n && x.len() == n * r);
-    let lu = &lu[..n * n];
-    let x = &mut x[..n * r];
-    for k in 0..n {
-        let p = perm[k];
-        if p != k {
-            let (upper, lower) = x.split_at_mut(p * r);
-            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
-        }
-    }
-    for (i, row) in lu.chunks_exact(n).enumerate() {
-        let (solved, rest) = x.split_at_mut(i * r);
-        let xi = &mut rest[..r];
-        for (j, xj) in solved.chunks_exact(r).enumerate() {
-            let l = row[j];
-            if l != 0.0 {
-                for (a, &b) in xi.iter_mut().zip(xj) {
-                    *a -= l * b;
-                }
-            }
-        }
-    }
-    for (i, row) in lu.chunks_exact(n).enumerate().rev() {
-        let (head, solved) = x.split_at_mut((i + 1) * r);
-        let xi = &mut head[i * r..];
-        for (j, xj) in solved.chunks_exact(r).enumerate() {
-            let u = row[i + 1 + j];
-            if u != 0.0 {
-                for (a, &b) in xi.iter_mut().zip(xj) {
-                    *a -= u * b;
-                }
-            }
-        }
-        let d = row[i];
-        for a in xi.iter_mut() {
-            *a /= d;
-        }
-    }
+    solve_many_lower(lu, perm, x, n, r, n);
 }
 
-/// [`solve_many`] with the factors of [`factor_lower`] (the same `ns`): solves with `A`, takes
-/// `B` times that solution from the lower rows, then solves with `C`.
+/// [`solve_many`] with the factors of [`factor_lower`] (the same `ns`; `ns = n` for the factors
+/// of [`factor`]): solves with `A`, takes `B` times that solution from the lower rows, then
+/// solves with `C`.
+///
+/// Each row of right-hand sides is updated in chunks of up to eight columns held in
+/// registers across the whole sum over the solved rows ([`subtract_rows`]), and zero factor
+/// entries, common in the structured step systems, are skipped. Updating the row in memory,
+/// one solved row at a time, chained every update through a store and a load (a third of the
+/// solve's time on the 2-link chain's step Jacobian); a loop of [`solve`] calls is
+/// latency-bound by its dot products.
 pub fn solve_many_lower(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize, ns: usize) {
     debug_assert!(lu.len() == n * n && perm.len() == n && x.len() == n * r && ns <= n);
-    if ns == n {
-        return solve_many(lu, perm, x, n, r);
-    }
     let lu = &lu[..n * n];
     let x = &mut x[..n * r];
     for k in 0..n {
@@ -228,50 +193,85 @@ pub fn solve_many_lower(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: 
             upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
         }
     }
-    // `x_i −= Σ_{j ∈ [lo, i)} m_ij x_j` for rows `i` in `rows`: the forward substitution of a
-    // block (`lo` its first row) and, with `lo = 0` and the stage rows solved, `B x_s`.
-    let subtract =
-        |x: &mut [f64], rows: core::ops::Range<usize>, lo: usize, upto: Option<usize>| {
-            for i in rows {
-                let row = &lu[i * n..(i + 1) * n];
-                let (solved, rest) = x.split_at_mut(i * r);
-                let xi = &mut rest[..r];
-                let hi = upto.unwrap_or(i);
-                for (j, xj) in solved[lo * r..hi * r].chunks_exact(r).enumerate() {
-                    let l = row[lo + j];
-                    if l != 0.0 {
-                        for (a, &b) in xi.iter_mut().zip(xj) {
-                            *a -= l * b;
-                        }
-                    }
-                }
-            }
-        };
+    // `x_i −= Σ_{j ∈ [lo, hi)} m_ij x_j` for the rows `i` in `rows`, `hi = i` unless given:
+    // the forward substitution of a block (`lo` its first row) and, with `lo = 0` and the
+    // stage rows solved, `B x_s`.
+    let forward = |x: &mut [f64], rows: core::ops::Range<usize>, lo: usize, upto: Option<usize>| {
+        for i in rows {
+            let hi = upto.unwrap_or(i);
+            subtract_rows(x, r, i, lo, &lu[i * n + lo..i * n + hi], 1.0);
+        }
+    };
     // Back substitution of the block `[lo, hi)`.
     let back = |x: &mut [f64], lo: usize, hi: usize| {
         for i in (lo..hi).rev() {
             let row = &lu[i * n..(i + 1) * n];
-            let (head, solved) = x.split_at_mut((i + 1) * r);
-            let xi = &mut head[i * r..];
-            for (j, xj) in solved[..(hi - i - 1) * r].chunks_exact(r).enumerate() {
-                let u = row[i + 1 + j];
-                if u != 0.0 {
-                    for (a, &b) in xi.iter_mut().zip(xj) {
-                        *a -= u * b;
-                    }
-                }
-            }
-            let d = row[i];
-            for a in xi.iter_mut() {
-                *a /= d;
-            }
+            subtract_rows(x, r, i, i + 1, &row[i + 1..hi], 1.0 / row[i]);
         }
     };
-    subtract(x, 0..ns, 0, None);
+    forward(x, 0..ns, 0, None);
     back(x, 0, ns);
-    subtract(x, ns..n, 0, Some(ns));
-    subtract(x, ns..n, ns, None);
-    back(x, ns, n);
+    if ns < n {
+        forward(x, ns..n, 0, Some(ns));
+        forward(x, ns..n, ns, None);
+        back(x, ns, n);
+    }
+}
+
+/// `x_i ← scale (x_i − Σ_k m_k x_{j0 + k})` for row `i` of the row-major `· × r` matrix `x`,
+/// skipping zero `m_k`, in column chunks of 8, 4 and 1 ([`subtract_chunk`]).
+#[inline(always)]
+fn subtract_rows(x: &mut [f64], r: usize, i: usize, j0: usize, m: &[f64], scale: f64) {
+    let mut c = 0;
+    while c < r {
+        let left = r - c;
+        if left >= 32 {
+            subtract_chunk::<32>(x, r, (i, c), j0, m, scale);
+            c += 32;
+        } else if left >= 16 {
+            subtract_chunk::<16>(x, r, (i, c), j0, m, scale);
+            c += 16;
+        } else if left >= 8 {
+            subtract_chunk::<8>(x, r, (i, c), j0, m, scale);
+            c += 8;
+        } else if left >= 4 {
+            subtract_chunk::<4>(x, r, (i, c), j0, m, scale);
+            c += 4;
+        } else {
+            subtract_chunk::<1>(x, r, (i, c), j0, m, scale);
+            c += 1;
+        }
+    }
+}
+
+/// [`subtract_rows`] on the `W` columns from `c`: the sum is accumulated in a `W`-array the
+/// compiler keeps in registers.
+#[inline(always)]
+fn subtract_chunk<const W: usize>(
+    x: &mut [f64],
+    r: usize,
+    (i, c): (usize, usize),
+    j0: usize,
+    m: &[f64],
+    scale: f64,
+) {
+    let mut acc = [0.0f64; W];
+    acc.copy_from_slice(&x[i * r + c..i * r + c + W]);
+    for (k, &l) in m.iter().enumerate() {
+        if l != 0.0 {
+            let at = (j0 + k) * r + c;
+            let xj = &x[at..at + W];
+            for (a, &b) in acc.iter_mut().zip(xj) {
+                *a -= l * b;
+            }
+        }
+    }
+    if scale != 1.0 {
+        for a in acc.iter_mut() {
+            *a *= scale;
+        }
+    }
+    x[i * r + c..i * r + c + W].copy_from_slice(&acc);
 }
 
 /// `Σ x_i y_i` with four partial sums (independent chains the processor can overlap).
