@@ -91,7 +91,15 @@ pub fn flat_square<L: Layout>(x: &mut Square<L>) -> &mut [f64] {
 
 /// A zero square matrix of the layout `L`.
 pub fn zero_square<L: Layout>() -> Square<L> {
-    L::fill(L::fill(0.0))
+    // SAFETY: `Square<L>` is `L::LEN²` f64 and nothing else (the `Layout` contract), and the
+    // all-zero bit pattern is `0.0`. One `memset`: `fill` repeats each row by copying it.
+    unsafe { core::mem::zeroed() }
+}
+
+/// A buffer of `L::LEN` zeros (as `L::fill(0.0)`, in one `memset`).
+pub fn zeros<L: Layout>() -> L::Of<f64> {
+    // SAFETY: as in `zero_square`: `L::Of<f64>` is `L::LEN` f64.
+    unsafe { core::mem::zeroed() }
 }
 
 #[cfg(test)]

@@ -214,8 +214,9 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
                 }
             }
             if w.lobatto[j] != 0.0 {
+                // Symmetric (a Hessian contracted with μ_j): no transposed copy needed.
                 let c = &self.cons[j].hess_mu;
-                add_block(jm, len, row, col, c, h * w.lobatto[j] * self.a_bar[j][l]);
+                add_block_tr(jm, len, row, col, c, h * w.lobatto[j] * self.a_bar[j][l]);
             }
         }
     }
@@ -253,7 +254,8 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
         cols: &ReactionColumns,
     ) {
         let (own_col, own_dyn, own_coef) = own;
-        add_block(jm, len, row, own_col, &own_dyn.lvv, 1.0);
+        // `L_vv` is symmetric: added as its own transpose.
+        add_block_tr(jm, len, row, own_col, &own_dyn.lvv, 1.0);
         for l in 0..S {
             self.add_momentum_coupling(jm, len, (row, l * N), w, l);
             if !self.zeros.lvq {

@@ -24,7 +24,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::Error;
-use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout};
+use crate::linalg::layout::{flat, flat_square, zero_square, zeros, Arr, Cat, Layout};
 use crate::linalg::lu;
 use crate::model::blocks::InputJacobian;
 use crate::model::{Inputs, Lagrangian, State};
@@ -247,7 +247,7 @@ where
                 }
             }
         };
-        let mut cols = <Columns<L<N, M, K, S>, N, U> as Layout>::fill(0.0);
+        let mut cols = zeros::<Columns<L<N, M, K, S>, N, U>>();
         let out = solve_sensitivities(
             jm,
             perm,

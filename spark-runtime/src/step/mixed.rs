@@ -152,20 +152,13 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         // Lobatto node j = 1..s̃ is slot j-1; with s̃ = S − 1 the last slot is unused (its
         // multiplier is pinned to zero).
         let st = tab.s_tilde;
-        // The large evaluations are built in the struct literal: as locals moved into it they
-        // were copied once more (a tenth of an 8-link chain's step Jacobian).
-        MixedPoint {
-            dyns: core::array::from_fn(|i| sys.dynamics_jacobian(times[i], &qs[i], &vs[i])),
-            nhs: core::array::from_fn(|i| {
-                sys.nonholonomic_jacobian(times[i], &qs[i], &vs[i], &nus[i])
-            }),
-            cons: core::array::from_fn(|j| {
-                if j < st {
-                    sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j])
-                } else {
-                    ConstraintJacobian::default()
-                }
-            }),
+        // The large evaluations are written into the result in place: as locals moved into it
+        // they were copied once more (a tenth of an 8-link chain's step Jacobian), and so
+        // were the elements of `core::array::from_fn` (another twentieth).
+        let mut pt = MixedPoint {
+            dyns: [DynamicsJacobian::default(); S],
+            nhs: [NonholonomicJacobian::default(); S],
+            cons: [ConstraintJacobian::default(); S],
             vs,
             v1,
             mu0,
@@ -178,7 +171,18 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             d1: sys.dynamics_jacobian(t1, &q1, &v1),
             w1: sys.velocity_constraint_jacobian(t1, &q1, &v1),
             nh1: sys.nonholonomic_jacobian(t1, &q1, &v1, &SVector::zeros()),
+        };
+        for i in 0..S {
+            pt.dyns[i] = sys.dynamics_jacobian(times[i], &pt.qs[i], &pt.vs[i]);
+            if K > 0 {
+                pt.nhs[i] = sys.nonholonomic_jacobian(times[i], &pt.qs[i], &pt.vs[i], &nus[i]);
+            }
         }
+        for j in 0..st {
+            pt.cons[j] =
+                sys.constraint_jacobian(t0 + tab.c_lob[j] * h, &combine(&tab.a_bar[j]), &mus[j]);
+        }
+        pt
     }
 
     /// Evaluates the residual `r = F(x)` of E1-E6 at the flat unknown vector `x` and, if asked,
