@@ -199,7 +199,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
                     }
                 }
             }
-            if w.nonholonomic[j] != 0.0 {
+            if K > 0 && w.nonholonomic[j] != 0.0 {
                 let k = &self.nhs[j];
                 add_block(
                     jm,
@@ -230,7 +230,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
             if w.force[j] != 0.0 && !self.zeros.lqq {
                 add_scaled(&mut block, &self.dyns[j].lqq, -self.h * w.force[j]);
             }
-            if w.nonholonomic[j] != 0.0 {
+            if K > 0 && w.nonholonomic[j] != 0.0 {
                 add_scaled(&mut block, &self.nhs[j].hess_vq, w.nonholonomic[j]);
             }
             if w.lobatto[j] != 0.0 {
