@@ -25,6 +25,27 @@ impl Arena {
             .collect()
     }
 
+    /// [`Arena::eval_many`] with every node's value multiplied by `1 + delta`: how much the
+    /// outputs move under relative rounding-sized perturbations of every intermediate value
+    /// (the rounding noise of this particular expression, for tests that compare it).
+    #[cfg(test)]
+    pub fn eval_many_perturbed(
+        &self,
+        outputs: &[Id],
+        vars: &dyn Fn(usize) -> f64,
+        delta: f64,
+    ) -> Vec<f64> {
+        let mut values: HashMap<Id, f64> = HashMap::new();
+        for id in self.reachable(outputs, |_| false) {
+            let v = self.eval_node(self.node(id), &values, vars) * (1.0 + delta);
+            values.insert(id, v);
+        }
+        outputs
+            .iter()
+            .map(|o| values.get(o).copied().unwrap_or(f64::NAN))
+            .collect()
+    }
+
     /// Value of one node from the values of its children.
     fn eval_node(
         &self,

@@ -144,9 +144,24 @@ fn check_at(t: &Tree, p: [f64; 3]) -> Result<bool, String> {
             let di = a.diff(e, i);
             let dj = a.diff(e, j);
             let dij = a.diff(di, j);
-            let got = a.eval_many(&[e, di, dj, dij], &vars);
+            let outputs = [e, di, dj, dij];
+            let got = a.eval_many(&outputs, &vars);
+            // The engine's expressions have rounding noise of their own: a derivative can be
+            // a sum of large terms that cancel where the reference's intermediates stay small
+            // (`sinh(tanh x)/(x y z)` near x = 0: terms of 1e7 summing to 2). Measured the same
+            // way as the reference's.
+            let (up, down) = (
+                a.eval_many_perturbed(&outputs, &vars, DELTA),
+                a.eval_many_perturbed(&outputs, &vars, -DELTA),
+            );
+            let own: Vec<f64> = (0..4)
+                .map(|k| (up[k] - got[k]).abs().max((down[k] - got[k]).abs()))
+                .collect();
+            if (0..4).any(|k| own[k] > 1e-6 * want[k].abs().max(1.0)) {
+                return Ok(false);
+            }
             for (k, what) in ["value", "d/di", "d/dj", "d²/didj"].iter().enumerate() {
-                if !close(got[k], want[k], scale, noise[k]) {
+                if !close(got[k], want[k], scale, noise[k] + own[k]) {
                     return Err(format!(
                         "{what} (i={i}, j={j}) at {p:?}: engine {} vs hyper-dual {} \
                          (scale {scale}, noise {})\nexpression: {}\nderivative: {}",
@@ -263,4 +278,25 @@ fn domain_boundary_points_are_not_compared() {
         check_at(&t, [0.0, 0.0, -0.074_594_465_947_991_02]),
         Ok(false)
     );
+}
+
+/// Pinned from a proptest failure: near `x = 0` the engine's second derivative of
+/// `sinh(tanh x)/(x y z)` is a sum of terms of size `2/(x² y z)` ≈ 1e7 that cancel to about 2,
+/// while the hyper-dual reference's intermediates stay small. The expression is exact, its
+/// evaluation there amplifies rounding more than 1e6-fold (measured by perturbing the
+/// engine's own intermediates, as the reference's), so the point is not compared: it failed
+/// by 7.5e-9 against a tolerance that counted only the reference's noise.
+#[test]
+fn points_where_the_engine_expression_cancels_are_not_compared() {
+    let v = |i| Box::new(Tree::Var(i));
+    let t = Tree::Div(
+        Box::new(Tree::Fun(Fun::Sinh, Box::new(Tree::Fun(Fun::Tanh, v(0))))),
+        Box::new(Tree::Mul(v(1), Box::new(Tree::Mul(v(0), v(2))))),
+    );
+    let p = [
+        -0.000_742_902_632_905_025_2,
+        -0.607_227_687_259_923_5,
+        0.311_694_719_209_569_4,
+    ];
+    assert_eq!(check_at(&t, p), Ok(false));
 }
