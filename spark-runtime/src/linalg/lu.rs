@@ -20,6 +20,14 @@ pub struct Singular {
 /// `perm[k]` records the row swapped with row `k`. A pivot whose magnitude is below
 /// `n · ε · max|a|` (or not finite) is reported as [`Singular`].
 pub fn factor(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singular> {
+    factor_inline(a, perm, n)
+}
+
+/// [`factor`], inlined into its caller, where `n` is then a constant: the step Jacobian's
+/// factorization of the 9 unknowns of a pendulum was 7 % of it faster so. The steps' own
+/// solves call [`factor`], one copy for all of them.
+#[inline(always)]
+pub(crate) fn factor_inline(a: &mut [f64], perm: &mut [usize], n: usize) -> Result<(), Singular> {
     debug_assert!(a.len() == n * n && perm.len() == n);
     let a = &mut a[..n * n];
     let tiny = pivot_floor(a, n)?;
@@ -108,6 +116,8 @@ fn eliminate(
 /// rows; `B` is kept (with `C`'s row swaps applied) for [`solve_many_lower`]. The upper right
 /// block must be zero and is not read. Costs `(ns³ + (n − ns)³)/3` instead of `n³/3`; `ns = n`
 /// is [`factor`]. Pivots are judged against the whole matrix's largest entry, as in [`factor`].
+/// Inlined (only the step Jacobian calls it; see [`factor_inline`]).
+#[inline(always)]
 pub fn factor_lower(
     a: &mut [f64],
     perm: &mut [usize],
@@ -182,6 +192,7 @@ pub fn solve_many(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize)
 /// one solved row at a time, chained every update through a store and a load (a third of the
 /// solve's time on the 2-link chain's step Jacobian); a loop of [`solve`] calls is
 /// latency-bound by its dot products.
+#[inline(always)]
 pub fn solve_many_lower(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize, ns: usize) {
     debug_assert!(lu.len() == n * n && perm.len() == n && x.len() == n * r && ns <= n);
     let lu = &lu[..n * n];

@@ -508,7 +508,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         );
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
-        lu::factor(jm, perm, len).map_err(|_| Error::SingularJacobian {
+        lu::factor_inline(jm, perm, len).map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,
         })?;
 

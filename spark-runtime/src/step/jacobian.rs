@@ -175,7 +175,7 @@ where
         let factored = if blocked {
             lu::factor_lower(jm, perm, len, leading)
         } else {
-            lu::factor(jm, perm, len)
+            lu::factor_inline(jm, perm, len)
         };
         factored.map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,

@@ -80,7 +80,7 @@ where
     fill_stage_matrix(tab, h, &c.kin, &c.rea, &c.gy, jm);
     let mut pbuf = <L<N, M, S> as Layout>::fill(0usize);
     let perm = flat::<L<N, M, S>, usize>(&mut pbuf);
-    lu::factor(jm, perm, k_len).map_err(singular(Phase::Stages))?;
+    lu::factor_inline(jm, perm, k_len).map_err(singular(Phase::Stages))?;
 
     let yc = |k: usize, b: usize| k * N + b;
     let zc = |k: usize, b: usize| S * N + k * N + b;
