@@ -116,6 +116,54 @@ fn the_estimate_tracks_the_true_local_error_on_the_skate() {
 }
 
 /// Local error of the dense output at `θ = 0.3` of one adaptive step of size `h`.
+/// `Options::fixed_step_error_limit`: with it, a fixed step returns the unchecked step's
+/// result bit for bit where its estimated local error is within the limit, and fails with
+/// `LocalErrorTooLarge`, the state untouched, where the step size is too large for the
+/// tolerances. The estimate is the full step's local error: its ratio to the true one is near 1.
+#[test]
+fn fixed_steps_checked_against_the_tolerances() {
+    let (tol, limit) = (1e-9, 10.0);
+    let checked = Options {
+        rtol: tol,
+        atol: tol,
+        fixed_step_error_limit: limit,
+        ..Options::default()
+    };
+    let a = pendulum_start();
+    let sim = |h: f64, o: Options| {
+        Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), h)
+            .unwrap()
+            .with_options(o)
+    };
+    // h = 0.01: local errors about 1e-11, within 10 x 1e-9.
+    let (mut plain, mut check) = (sim(0.01, Options::default()), sim(0.01, checked));
+    let (mut s1, mut s2) = (a, a);
+    for _ in 0..100 {
+        plain.step(&mut s1).unwrap();
+        check.step(&mut s2).unwrap();
+        assert_eq!(s1, s2);
+        assert_eq!(plain.last_step_stats(), check.last_step_stats());
+    }
+    // h = 0.2: the unchecked step is `Ok`, the checked one is refused and changes nothing.
+    let mut s = a;
+    sim(0.2, Options::default()).step(&mut s).unwrap();
+    let truth = dist(&s, &reference(Pendulum::default(), &a, 0.2, 64));
+    let mut s = a;
+    match sim(0.2, checked).step(&mut s) {
+        Err(Error::LocalErrorTooLarge { estimate, limit: l }) => {
+            assert_eq!(l, limit);
+            // In units of the tolerance (|y_i| ≤ 1 here, so between tol and 2 tol per unit).
+            let ratio = estimate * tol / truth;
+            eprintln!(
+                "h = 0.2: estimate {estimate:.3e} x tol, true error {truth:.3e}, ratio {ratio:.3}"
+            );
+            assert!((0.2..=5.0).contains(&ratio), "{ratio}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s, a);
+}
+
 fn dense_error<Meth: Method>(h: f64) -> (f64, f64) {
     let s0 = pendulum_start();
     let loose = Options {

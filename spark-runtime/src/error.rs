@@ -119,6 +119,16 @@ pub enum Error {
         /// Which setting is wrong.
         what: &'static str,
     },
+    /// A fixed step's estimated local error exceeds [`crate::Options::fixed_step_error_limit`]
+    /// (checked only when that limit is finite): the step size is too large for the
+    /// tolerances here. The state is unchanged.
+    LocalErrorTooLarge {
+        /// The estimated local error, in units of `atol + rtol · |y_i|` (max over the
+        /// components).
+        estimate: f64,
+        /// The limit it exceeded.
+        limit: f64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -149,6 +159,10 @@ impl fmt::Display for Error {
                 "stopped at t = {t} after Options::max_steps steps; raise max_steps or loosen rtol/atol"
             ),
             Error::InvalidTolerance { what } => write!(f, "invalid adaptive setting: {what}"),
+            Error::LocalErrorTooLarge { estimate, limit } => write!(
+                f,
+                "the step's estimated local error is {estimate:e} x the tolerances (limit {limit:e}); reduce the step size or use advance_to"
+            ),
             Error::SingularJacobian { phase } => write!(
                 f,
                 "singular Newton matrix in the {phase:?} solve: the constraints lost rank or the Lagrangian is not regular here"

@@ -12,6 +12,7 @@ use crate::linalg::vector::{max_abs, scaled_distance};
 use crate::method::{Method, Run};
 use crate::model::{dae, hamiltonian, Inputs, Lagrangian, Model, Odae, State};
 use crate::options::{Options, StepStats};
+use crate::simulate::estimate::checked;
 use crate::step::jacobian::StepJacobian;
 use crate::step::multipliers::{self, Multipliers};
 use crate::step::tangent::{self, TangentBasis};
@@ -592,7 +593,11 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
 
     /// Advances `state` by one step. On error `state` is left exactly as it was. Errors: the
     /// model's parameters are not all finite ([`Error::NonFiniteParameter`]), the state is not
-    /// finite or not consistent, or the step's Newton iteration failed (step too large).
+    /// finite or not consistent, the step's Newton iteration failed (step too large, or a
+    /// singular configuration: [`Error::SingularJacobian`] where rounding would otherwise put
+    /// the result on another branch of the motion), or, when
+    /// [`Options::fixed_step_error_limit`] is finite, the step's estimated local error exceeds
+    /// it ([`Error::LocalErrorTooLarge`]; such a checked step costs three step solves).
     /// ```
     /// use spark::{GaussLobatto, Integrator, Options, State};
     /// # spark::mechanics! {
@@ -619,7 +624,18 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         if let Some(name) = self.sys.first_non_finite_parameter() {
             return Err(Error::NonFiniteParameter { name });
         }
-        let (next, stats) = St::advance::<Meth>(&self.sys, self.h, &self.options, state)?;
+        let limit = self.options.fixed_step_error_limit;
+        let (next, stats) = if limit.is_finite() {
+            let (next, stats, estimate) =
+                checked::<Sys, St, Meth, M, K>(&self.sys, self.h, &self.options, state)?;
+            // A NaN estimate fails too.
+            if estimate > limit || estimate.is_nan() {
+                return Err(Error::LocalErrorTooLarge { estimate, limit });
+            }
+            (next, stats)
+        } else {
+            St::advance::<Meth>(&self.sys, self.h, &self.options, state)?
+        };
         *state = next;
         self.last = stats;
         Ok(())

@@ -64,6 +64,14 @@ pub struct Options {
     /// with [`crate::Error::TooManySteps`], leaving the state at the last accepted step.
     /// Default `1_000_000`.
     pub max_steps: u32,
+    /// The largest estimated local error [`crate::Integrator::step`] accepts, in units of
+    /// `atol + rtol · |y_i|` ([`Options::atol`], [`Options::rtol`]): a fixed step whose
+    /// estimate is larger fails with [`crate::Error::LocalErrorTooLarge`], the state unchanged.
+    /// The estimate is Richardson's (the step against two steps of `h/2`, the ratio to the true
+    /// local error tending to 1 as `h → 0`), so a checked step costs three step solves: the
+    /// result is the unchecked step's, bit for bit. `f64::INFINITY` (the default) leaves fixed
+    /// steps unchecked; the adaptive drivers control the error themselves and ignore it.
+    pub fixed_step_error_limit: f64,
 }
 
 impl Options {
@@ -97,6 +105,7 @@ impl Options {
         min_step: 0.0,
         max_step: f64::INFINITY,
         max_steps: 1_000_000,
+        fixed_step_error_limit: f64::INFINITY,
     };
 }
 

@@ -10,7 +10,7 @@
 use crate::error::Error;
 use crate::integrator::Advance;
 use crate::method::Method;
-use crate::options::Options;
+use crate::options::{Options, StepStats};
 
 /// A step of `h` taken as two steps of `h/2`, with the estimated local error of the result.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +59,28 @@ where
         scaled,
         max_abs,
     })
+}
+
+/// One step of `h` from `start` (the result of `step`, bit for bit) and the estimated local
+/// error of that step, in units of `atol + rtol · |y_i|`: `2^p (y_h − y_{h/2,h/2})/(2^p − 1)`,
+/// the leading term of the full step's error (the two half steps' is `2^p` times smaller).
+pub(crate) fn checked<Sys, St, Meth, const M: usize, const K: usize>(
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    start: &St,
+) -> Result<(St, StepStats, f64), Error>
+where
+    St: Advance<Sys, M, K>,
+    Meth: Method,
+{
+    let (full, stats) = St::advance::<Meth>(sys, h, options, start)?;
+    let (mid, _) = St::advance::<Meth>(sys, 0.5 * h, options, start)?;
+    let (end, _) = St::advance::<Meth>(sys, 0.5 * h, options, &mid)?;
+    let divisor = richardson_divisor(Meth::ORDER);
+    let scaled =
+        St::scaled_distance(&full, &end, options.rtol, options.atol) * (divisor + 1.0) / divisor;
+    Ok((full, stats, scaled))
 }
 
 #[cfg(test)]

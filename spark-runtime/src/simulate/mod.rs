@@ -16,7 +16,7 @@
 mod controller;
 mod dense;
 mod drive;
-mod estimate;
+pub(crate) mod estimate;
 mod events;
 pub mod reversible;
 
