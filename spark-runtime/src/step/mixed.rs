@@ -153,8 +153,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         // multiplier is pinned to zero).
         let st = tab.s_tilde;
         // The large evaluations are written into the result in place: as locals moved into it
-        // they were copied once more (a tenth of an 8-link chain's step Jacobian), and so
-        // were the elements of `core::array::from_fn` (another twentieth).
+        // they were copied once more (a tenth of an 8-link chain's step Jacobian), and the
+        // elements of `core::array::from_fn` were copied out of its closure too.
         let mut pt = MixedPoint {
             dyns: [DynamicsJacobian::default(); S],
             nhs: [NonholonomicJacobian::default(); S],
