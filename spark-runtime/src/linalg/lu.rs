@@ -535,24 +535,30 @@ mod tests {
         let mut lu_buf = a;
         let mut perm = [0usize; 6];
         factor(&mut lu_buf, &mut perm, n).unwrap();
-        let r = 3;
-        let mut many = [0.0; 18];
-        for (k, x) in many.iter_mut().enumerate() {
-            *x = ((k * 5) % 7) as f64 - 2.5;
-        }
-        let b = many;
-        solve_many(&lu_buf, &perm, &mut many, n, r);
-        for c in 0..r {
-            let mut one: [f64; 6] = core::array::from_fn(|i| b[i * r + c]);
-            solve(&lu_buf, &perm, &mut one, n);
-            for i in 0..n {
-                let (x, y) = (many[i * r + c], one[i]);
-                assert!((x - y).abs() <= 1e-13 * (1.0 + y.abs()), "{x} vs {y}");
+        // Every width of the register chunks (32, 16, 8, 4, 1) and their combinations.
+        for r in [1, 3, 4, 5, 8, 13, 16, 31, 32, 45, 67] {
+            let mut many = [0.0; 6 * 67];
+            let many = &mut many[..n * r];
+            for (k, x) in many.iter_mut().enumerate() {
+                *x = ((k * 5) % 7) as f64 - 2.5;
             }
-            // And it solves A x = b.
-            for i in 0..n {
-                let ax: f64 = (0..n).map(|j| a[i * n + j] * many[j * r + c]).sum();
-                assert!((ax - b[i * r + c]).abs() < 1e-12, "row {i}: {ax}");
+            let b = many.to_vec();
+            solve_many(&lu_buf, &perm, many, n, r);
+            for c in 0..r {
+                let mut one: [f64; 6] = core::array::from_fn(|i| b[i * r + c]);
+                solve(&lu_buf, &perm, &mut one, n);
+                for i in 0..n {
+                    let (x, y) = (many[i * r + c], one[i]);
+                    assert!(
+                        (x - y).abs() <= 1e-13 * (1.0 + y.abs()),
+                        "r = {r}: {x} vs {y}"
+                    );
+                }
+                // And it solves A x = b.
+                for i in 0..n {
+                    let ax: f64 = (0..n).map(|j| a[i * n + j] * many[j * r + c]).sum();
+                    assert!((ax - b[i * r + c]).abs() < 1e-12, "r = {r}, row {i}: {ax}");
+                }
             }
         }
     }
@@ -624,5 +630,25 @@ mod tests {
         assert_eq!(factor(&mut a, &mut perm, 2), Err(Singular { column: 1 }));
         let mut a = [1.0, f64::NAN, 2.0, 4.0];
         assert!(factor(&mut a, &mut perm, 2).is_err());
+        // The pivot floor's scan runs in lanes of eight with a remainder: a non-finite entry
+        // anywhere (each lane, the remainder) is found, and so is the largest entry.
+        const N: usize = 5;
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for k in 0..N * N {
+                let mut a: [f64; N * N] =
+                    core::array::from_fn(|i| if i % (N + 1) == 0 { 4.0 } else { 0.5 });
+                a[k] = bad;
+                let mut perm = [0; N];
+                assert_eq!(
+                    factor(&mut a, &mut perm, N),
+                    Err(Singular { column: 0 }),
+                    "{k}"
+                );
+            }
+        }
+        let mut a: [f64; N * N] =
+            core::array::from_fn(|i| if i % (N + 1) == 0 { 1.0 } else { 0.0 });
+        a[N * N - 1] = -1e300;
+        assert_eq!(pivot_floor(&a, N), Ok(1e300 * f64::EPSILON * N as f64));
     }
 }
