@@ -116,7 +116,7 @@ fn eliminate(
 /// rows; `B` is kept (with `C`'s row swaps applied) for [`solve_many_lower`]. The upper right
 /// block must be zero and is not read. Costs `(ns³ + (n − ns)³)/3` instead of `n³/3`; `ns = n`
 /// is [`factor`]. Pivots are judged against the whole matrix's largest entry, as in [`factor`].
-/// Inlined (only the step Jacobian calls it; see [`factor_inline`]).
+/// Inlined (only the step Jacobians call it; see `factor_inline`).
 #[inline(always)]
 pub fn factor_lower(
     a: &mut [f64],
@@ -187,7 +187,7 @@ pub fn solve_many(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: usize)
 /// solves with `C`.
 ///
 /// Each row of right-hand sides is updated in chunks of up to 32 columns held in registers
-/// across the whole sum over the solved rows ([`subtract_rows`]), and zero factor
+/// across the whole sum over the solved rows (`subtract_rows`), and zero factor
 /// entries, common in the structured step systems, are skipped. Updating the row in memory,
 /// one solved row at a time, chained every update through a store and a load (a third of the
 /// solve's time on the 2-link chain's step Jacobian); a loop of [`solve`] calls is
