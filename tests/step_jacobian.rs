@@ -94,6 +94,45 @@ fn chain_state() -> State<8> {
     State::new(0.0, q, v)
 }
 
+spark::mechanics! {
+    /// The damped pendulum with its mass, gravity and damping declared as inputs: the step
+    /// Jacobian's `dq_du`, `dv_du` are then their sensitivities (the recipe for derivatives
+    /// with respect to parameters that appear outside the constraints).
+    struct Physical {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        inputs: [m, g, c],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        dissipation: 0.5 * c * (vx.powi(2) + vy.powi(2)),
+        holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    }
+}
+
+impl InputsMut<3> for Physical {
+    fn input(&self, k: usize) -> f64 {
+        [self.m, self.g, self.c][k]
+    }
+    fn set_input(&mut self, k: usize, value: f64) {
+        *[&mut self.m, &mut self.g, &mut self.c][k] = value;
+    }
+}
+
+/// Parameters declared as inputs get exact sensitivities: mass (in the kinetic energy and the
+/// potential), gravity and damping, against central differences, GaussLobatto S = 1, 2, 3.
+#[test]
+fn parameter_sensitivities_through_inputs_match_central_differences() {
+    let p = Physical {
+        m: 1.3,
+        g: 9.81,
+        c: 0.3,
+        ..Physical::default()
+    };
+    let (s0, h) = (pendulum_state(), 0.05);
+    check_against_differences::<_, GaussLobatto<1>, 2, 1, 0, 3, 2>("constants S=1", p, s0, h);
+    check_against_differences::<_, GaussLobatto<2>, 2, 1, 0, 3, 2>("constants S=2", p, s0, h);
+    check_against_differences::<_, GaussLobatto<3>, 2, 1, 0, 3, 2>("constants S=3", p, s0, h);
+}
+
 fn pendulum() -> Pendulum {
     Pendulum {
         u: 0.4,
