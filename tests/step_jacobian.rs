@@ -125,7 +125,6 @@ fn parameter_sensitivities_through_inputs_match_central_differences() {
         m: 1.3,
         g: 9.81,
         c: 0.3,
-        ..Physical::default()
     };
     let (s0, h) = (pendulum_state(), 0.05);
     check_against_differences::<_, GaussLobatto<1>, 2, 1, 0, 3, 2>("constants S=1", p, s0, h);
