@@ -162,6 +162,25 @@ fn fixed_steps_checked_against_the_tolerances() {
         other => panic!("{other:?}"),
     }
     assert_eq!(s, a);
+    // Unusable settings are refused, the state untouched.
+    for o in [
+        Options {
+            fixed_step_error_limit: 0.0,
+            ..checked
+        },
+        Options {
+            rtol: 0.0,
+            atol: 0.0,
+            ..checked
+        },
+    ] {
+        let mut s = a;
+        assert!(matches!(
+            sim(0.01, o).step(&mut s),
+            Err(Error::InvalidTolerance { .. })
+        ));
+        assert_eq!(s, a);
+    }
 }
 
 fn dense_error<Meth: Method>(h: f64) -> (f64, f64) {

@@ -12,6 +12,7 @@ use crate::linalg::vector::{max_abs, scaled_distance};
 use crate::method::{Method, Run};
 use crate::model::{dae, hamiltonian, Inputs, Lagrangian, Model, Odae, State};
 use crate::options::{Options, StepStats};
+use crate::simulate::drive::check_tolerances;
 use crate::simulate::estimate::checked;
 use crate::step::jacobian::StepJacobian;
 use crate::step::multipliers::{self, Multipliers};
@@ -626,6 +627,12 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         }
         let limit = self.options.fixed_step_error_limit;
         let (next, stats) = if limit.is_finite() {
+            check_tolerances(&self.options)?;
+            if limit <= 0.0 {
+                return Err(Error::InvalidTolerance {
+                    what: "fixed_step_error_limit must be positive (or infinite: unchecked)",
+                });
+            }
             let (next, stats, estimate) =
                 checked::<Sys, St, Meth, M, K>(&self.sys, self.h, &self.options, state)?;
             // A NaN estimate fails too.

@@ -70,7 +70,9 @@ pub struct Options {
     /// The estimate is Richardson's (the step against two steps of `h/2`, the ratio to the true
     /// local error tending to 1 as `h → 0`), so a checked step costs three step solves: the
     /// result is the unchecked step's, bit for bit. `f64::INFINITY` (the default) leaves fixed
-    /// steps unchecked; the adaptive drivers control the error themselves and ignore it.
+    /// steps unchecked; the adaptive drivers control the error themselves and ignore it. A
+    /// finite limit must be positive, with usable `rtol` and `atol`
+    /// ([`crate::Error::InvalidTolerance`] otherwise).
     pub fixed_step_error_limit: f64,
 }
 

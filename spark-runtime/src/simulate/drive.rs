@@ -46,13 +46,19 @@ fn time_resolution(t: f64) -> f64 {
     1e-13 * t.abs().max(1.0)
 }
 
-fn check_settings(o: &Options, t_end: f64) -> Result<(), Error> {
+/// `rtol` and `atol` usable as an error scale.
+pub(crate) fn check_tolerances(o: &Options) -> Result<(), Error> {
     let tol_ok = o.rtol >= 0.0 && o.atol >= 0.0 && o.rtol.is_finite() && o.atol.is_finite();
     if !tol_ok || o.rtol + o.atol == 0.0 {
         return Err(Error::InvalidTolerance {
             what: "rtol and atol must be finite, non-negative and not both zero",
         });
     }
+    Ok(())
+}
+
+fn check_settings(o: &Options, t_end: f64) -> Result<(), Error> {
+    check_tolerances(o)?;
     let bounds_ok = o.max_step > 0.0 && o.min_step >= 0.0 && o.min_step <= o.max_step;
     if !bounds_ok {
         return Err(Error::InvalidTolerance {

@@ -15,7 +15,7 @@
 
 mod controller;
 mod dense;
-mod drive;
+pub(crate) mod drive;
 pub(crate) mod estimate;
 mod events;
 pub mod reversible;
