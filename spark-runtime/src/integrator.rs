@@ -625,24 +625,37 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         if let Some(name) = self.sys.first_non_finite_parameter() {
             return Err(Error::NonFiniteParameter { name });
         }
+        if self.options.fixed_step_error_limit.is_finite() {
+            return self.step_checked(state);
+        }
+        let (next, stats) = St::advance::<Meth>(&self.sys, self.h, &self.options, state)?;
+        *state = next;
+        self.last = stats;
+        Ok(())
+    }
+
+    /// [`Integrator::step`] with [`Options::fixed_step_error_limit`] finite. Apart, and not
+    /// inlined: its three states would otherwise enlarge the frame of every unchecked step
+    /// (by 3 kB for the 10-mass 3D chain on the Cortex-M4F).
+    #[inline(never)]
+    #[cold]
+    fn step_checked<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &mut self,
+        state: &mut St,
+    ) -> Result<(), Error> {
         let limit = self.options.fixed_step_error_limit;
-        let (next, stats) = if limit.is_finite() {
-            check_tolerances(&self.options)?;
-            if limit <= 0.0 {
-                return Err(Error::InvalidTolerance {
-                    what: "fixed_step_error_limit must be positive (or infinite: unchecked)",
-                });
-            }
-            let (next, stats, estimate) =
-                checked::<Sys, St, Meth, M, K>(&self.sys, self.h, &self.options, state)?;
-            // A NaN estimate fails too.
-            if estimate > limit || estimate.is_nan() {
-                return Err(Error::LocalErrorTooLarge { estimate, limit });
-            }
-            (next, stats)
-        } else {
-            St::advance::<Meth>(&self.sys, self.h, &self.options, state)?
-        };
+        check_tolerances(&self.options)?;
+        if limit <= 0.0 {
+            return Err(Error::InvalidTolerance {
+                what: "fixed_step_error_limit must be positive (or infinite: unchecked)",
+            });
+        }
+        let (next, stats, estimate) =
+            checked::<Sys, St, Meth, M, K>(&self.sys, self.h, &self.options, state)?;
+        // A NaN estimate fails too.
+        if estimate > limit || estimate.is_nan() {
+            return Err(Error::LocalErrorTooLarge { estimate, limit });
+        }
         *state = next;
         self.last = stats;
         Ok(())
