@@ -616,6 +616,19 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// let before = s;
     /// assert!(sim.step(&mut s).is_err());
     /// assert_eq!(s, before);
+    ///
+    /// // Fixed steps checked against the tolerances: h = 0.5 is far too large for 1e-8.
+    /// let checked = Options { rtol: 1e-8, atol: 1e-8, fixed_step_error_limit: 10.0, ..Options::default() };
+    /// let mut coarse = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.5)
+    ///     .unwrap()
+    ///     .with_options(checked);
+    /// let mut s = State::new(0.0, [0.6, -0.8], [0.8, 0.6]);
+    /// let before = s;
+    /// match coarse.step(&mut s) {
+    ///     Err(spark::Error::LocalErrorTooLarge { estimate, limit }) => assert!(estimate > limit),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// assert_eq!(s, before);
     /// ```
     pub fn step<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
         &mut self,
