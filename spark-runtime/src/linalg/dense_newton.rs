@@ -13,9 +13,7 @@ use crate::error::{Error, Phase};
 use crate::linalg::attainable;
 use crate::linalg::layout::{flat, flat_square, zero_square, Layout};
 use crate::linalg::lu;
-use crate::linalg::newton::{
-    slow, with_fallback, ATTAINABLE_MARGIN, ILL_CONDITIONED, SIMPLIFIED_MARGIN,
-};
+use crate::linalg::newton::{slow, with_fallback, SIMPLIFIED_MARGIN};
 use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::max_abs;
 use crate::options::Options;
@@ -136,15 +134,8 @@ pub(crate) fn solve<L: Layout>(
             // Against the tolerance, or, where the velocities are tiny, the rounding of
             // positions as velocities: a system at rest is not ill-conditioned.
             let at_rest = 64.0 * f64::EPSILON * (vscale + problem.position_scale);
-            if ATTAINABLE_MARGIN * attainable
-                > ILL_CONDITIONED * (options.tolerance * vscale).max(at_rest)
-            {
-                // Rounding alone moves the solution by far more than the tolerance: near a
-                // configuration where the constraints lose rank the equations have several
-                // nearby solutions, and whichever Newton finds is not to be trusted.
-                return Err(monitor.singular());
-            }
-            let noise = floor.max(ATTAINABLE_MARGIN * attainable);
+            let reference = (options.tolerance * vscale).max(at_rest);
+            let noise = monitor.attainable_floor(attainable, reference, floor)?;
             if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                 break;
             }

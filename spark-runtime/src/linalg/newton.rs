@@ -101,6 +101,27 @@ impl Monitor {
     pub(crate) fn singular(&self) -> Error {
         Error::SingularJacobian { phase: self.phase }
     }
+
+    /// The noise floor of a full-Newton convergence test whose rounding floor is `floor` and
+    /// whose attainable accuracy (`crate::linalg::attainable`) is `attainable`: updates below
+    /// [`ATTAINABLE_MARGIN`] times it count as round-off. Fails with
+    /// [`Error::SingularJacobian`] when that exceeds [`ILL_CONDITIONED`] times `reference`
+    /// (the tolerance, in the test's units): rounding alone then moves the solution by far
+    /// more than the tolerance; near a configuration where the constraints lose rank the
+    /// equations have several nearby solutions, and whichever Newton finds is not to be
+    /// trusted.
+    pub(crate) fn attainable_floor(
+        &self,
+        attainable: f64,
+        reference: f64,
+        floor: f64,
+    ) -> Result<f64, Error> {
+        let bound = ATTAINABLE_MARGIN * attainable;
+        if bound > ILL_CONDITIONED * reference {
+            return Err(self.singular());
+        }
+        Ok(floor.max(bound))
+    }
 }
 
 /// Factor on the tolerance of the simplified Newton iterations (see the holonomic step).

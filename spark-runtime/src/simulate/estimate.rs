@@ -35,6 +35,25 @@ pub(crate) fn richardson_divisor(order: usize) -> f64 {
     d - 1.0
 }
 
+/// The three solves of a Richardson estimate from `start`: one step of `h` (with its stats),
+/// and two of `h/2` (`mid`, `end`). Errors of any of them are returned as they are.
+#[allow(clippy::type_complexity)]
+fn three_solves<Sys, St, Meth, const M: usize, const K: usize>(
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    start: &St,
+) -> Result<((St, StepStats), St, St), Error>
+where
+    St: Advance<Sys, M, K>,
+    Meth: Method,
+{
+    let full = St::advance::<Meth>(sys, h, options, start)?;
+    let (mid, _) = St::advance::<Meth>(sys, 0.5 * h, options, start)?;
+    let (end, _) = St::advance::<Meth>(sys, 0.5 * h, options, &mid)?;
+    Ok((full, mid, end))
+}
+
 /// One step of `h` from `start` as two half steps, and its error estimate. Errors of any of
 /// the three solves are returned as they are.
 pub(crate) fn richardson<Sys, St, Meth, const M: usize, const K: usize>(
@@ -47,9 +66,7 @@ where
     St: Advance<Sys, M, K>,
     Meth: Method,
 {
-    let (mid, _) = St::advance::<Meth>(sys, 0.5 * h, options, start)?;
-    let (end, _) = St::advance::<Meth>(sys, 0.5 * h, options, &mid)?;
-    let (full, _) = St::advance::<Meth>(sys, h, options, start)?;
+    let ((full, _), mid, end) = three_solves::<Sys, St, Meth, M, K>(sys, h, options, start)?;
     let divisor = richardson_divisor(Meth::ORDER);
     let scaled = St::scaled_distance(&end, &full, options.rtol, options.atol) / divisor;
     let max_abs = St::scaled_distance(&end, &full, 0.0, 1.0) / divisor;
@@ -74,9 +91,7 @@ where
     St: Advance<Sys, M, K>,
     Meth: Method,
 {
-    let (full, stats) = St::advance::<Meth>(sys, h, options, start)?;
-    let (mid, _) = St::advance::<Meth>(sys, 0.5 * h, options, start)?;
-    let (end, _) = St::advance::<Meth>(sys, 0.5 * h, options, &mid)?;
+    let ((full, stats), _, end) = three_solves::<Sys, St, Meth, M, K>(sys, h, options, start)?;
     let divisor = richardson_divisor(Meth::ORDER);
     let scaled =
         St::scaled_distance(&full, &end, options.rtol, options.atol) * (divisor + 1.0) / divisor;

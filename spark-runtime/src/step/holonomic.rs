@@ -29,9 +29,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::{Error, Phase};
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
-use crate::linalg::newton::{
-    slow, with_fallback, ATTAINABLE_MARGIN, ILL_CONDITIONED, SIMPLIFIED_MARGIN,
-};
+use crate::linalg::newton::{slow, with_fallback, ILL_CONDITIONED, SIMPLIFIED_MARGIN};
 use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
@@ -686,14 +684,11 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                         continue;
                     }
                     let unit = tolerance(simplified) * vscale;
-                    if ATTAINABLE_MARGIN * attainable > ILL_CONDITIONED * unit {
-                        // Rounding alone moves the solution by far more than the tolerance:
-                        // the constraints (nearly) lost rank, and the step equations have
-                        // several nearby solutions; whichever Newton finds is not to be trusted.
-                        return Err(monitor.singular());
-                    }
-                    let noise = (64.0 * f64::EPSILON * (vscale + position_noise))
-                        .max(ATTAINABLE_MARGIN * attainable);
+                    let noise = monitor.attainable_floor(
+                        attainable,
+                        unit,
+                        64.0 * f64::EPSILON * (vscale + position_noise),
+                    )?;
                     if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                         converged = true;
                     } else if simplified && monitor.is_slow() {

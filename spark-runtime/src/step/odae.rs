@@ -25,7 +25,7 @@ use crate::error::{Error, Phase};
 use crate::linalg::attainable;
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
-use crate::linalg::newton::{Monitor, Verdict, ATTAINABLE_MARGIN, ILL_CONDITIONED};
+use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::max_abs;
 use crate::model::blocks::{KinematicsJacobian, ReactionJacobian};
 use crate::model::Odae;
@@ -289,12 +289,11 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
             );
             if first {
                 let ymag = ys.iter().fold(max_abs(&y0), |m, y| m.max(max_abs(y)));
-                let zmag = zs.iter().fold(max_abs(&z0), |m, z| m.max(max_abs(z)));
                 for (j, c) in y.iter_mut().enumerate() {
                     *c = if j < S * N {
                         ymag
                     } else if j < 2 * S * N {
-                        zmag
+                        zscale
                     } else {
                         mu[(j - 2 * S * N) / M][(j - 2 * S * N) % M].abs()
                     };
@@ -339,13 +338,7 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
             }
         }
         let noise = 64.0 * f64::EPSILON * (1.0 + scaled(max_abs(&y0), vscale));
-        if ATTAINABLE_MARGIN * attainable > ILL_CONDITIONED * options.tolerance.max(noise) {
-            // Rounding alone moves the stages by far more than the tolerance: near a
-            // configuration where the constraints lose rank the equations have several nearby
-            // solutions, and whichever Newton finds is not to be trusted.
-            return Err(monitor.singular());
-        }
-        let noise = noise.max(ATTAINABLE_MARGIN * attainable);
+        let noise = monitor.attainable_floor(attainable, options.tolerance.max(noise), noise)?;
         if monitor.judge(delta / options.tolerance, noise / options.tolerance)?
             == Verdict::Converged
         {
@@ -431,10 +424,8 @@ pub(crate) fn solve<Sys: Odae<N, M>, const N: usize, const M: usize, const S: us
             mu_end[l] += rhs.1[l];
         }
         let noise = 64.0 * f64::EPSILON;
-        if ATTAINABLE_MARGIN * end_attainable > ILL_CONDITIONED * options.tolerance.max(noise) {
-            return Err(monitor.singular());
-        }
-        let noise = noise.max(ATTAINABLE_MARGIN * end_attainable);
+        let noise =
+            monitor.attainable_floor(end_attainable, options.tolerance.max(noise), noise)?;
         if monitor.judge(delta / options.tolerance, noise / options.tolerance)?
             == Verdict::Converged
         {
