@@ -52,7 +52,7 @@ spark::mechanics! {
     const N: usize = 4;
     /// A planar chain of four masses on rods, pushed at its end by an input and a
     /// time-dependent force, with damping: its step systems (24 to 48 unknowns) are large
-    /// enough to be factored in block order for the Jacobian.
+    /// enough that the Jacobian factors their two diagonal blocks with run-time sizes.
     struct Chain {
         coordinates: [x[N], y[N]],
         velocities: [vx[N], vy[N]],
@@ -298,8 +298,9 @@ fn jacobian_matches_central_differences_holonomic() {
     check_against_differences::<_, GaussLobatto<3>, 3, 1, 0, 0, 4>("charged S=3", c, s0, h);
 }
 
-/// Step systems of 16 unknowns and more are factored in block order (stage block, then end
-/// block) for the Jacobian; the result must not change.
+/// The holonomic step systems are block lower triangular (stage block, then end block) and
+/// factored by blocks for the Jacobian, from 16 unknowns on with run-time block sizes; the
+/// result must not change.
 #[test]
 fn jacobian_matches_central_differences_block_ordered() {
     let (c, s0, h) = (

@@ -18,11 +18,11 @@ use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::vector::max_abs;
 use crate::options::Options;
 
-/// The problem: unknowns laid out by `L`, the first `nv` of which are velocities (the
+/// The problem: unknowns laid out by `L`, those in `velocities` are velocities (the
 /// convergence test looks at them, relative to `vscale0` or their own size).
 pub(crate) struct DenseProblem {
-    /// Number of leading velocity unknowns.
-    pub nv: usize,
+    /// The velocity unknowns: two ranges (either may be empty).
+    pub velocities: [Range<usize>; 2],
     /// Velocity scale of the step start.
     pub vscale0: f64,
     /// Round-off scale of the velocity unknowns besides their size (`max|q0| / |h|`).
@@ -35,17 +35,17 @@ pub(crate) struct DenseProblem {
 }
 
 impl DenseProblem {
-    /// The problem of a step of size `h` from `(q0, v0)` whose first `nv` unknowns are
+    /// The problem of a step of size `h` from `(q0, v0)` whose unknowns in `velocities` are
     /// velocities and whose rows `position_rows` are position constraints over `h`.
     pub(crate) fn at_step<const N: usize>(
-        nv: usize,
+        velocities: [Range<usize>; 2],
         position_rows: Range<usize>,
         q0: &SVector<f64, N>,
         v0: &SVector<f64, N>,
         h: f64,
     ) -> Self {
         Self {
-            nv,
+            velocities,
             vscale0: max_abs(v0),
             noise_scale: max_abs(q0) / h.abs(),
             position_rows,
@@ -53,12 +53,29 @@ impl DenseProblem {
         }
     }
 
+    /// Whether unknown `j` is a velocity.
+    fn is_velocity(&self, j: usize) -> bool {
+        self.velocities.iter().any(|range| range.contains(&j))
+    }
+
+    /// The largest of `from` and `|x_j|` over the velocity unknowns `j`.
+    fn max_velocity(&self, x: &[f64], from: f64) -> f64 {
+        self.velocities
+            .iter()
+            .flat_map(|range| &x[range.clone()])
+            .fold(from, |m, v| m.max(v.abs()))
+    }
+
     /// The rounding of each residual row at the iterate `x` (velocity scale `vscale`; `scale`
     /// is scratch): see [`attainable::row_rounding`]; the velocity unknowns count with
     /// `vscale`, the others with their size.
     fn row_rounding(&self, jm: &[f64], x: &[f64], vscale: f64, scale: &mut [f64], out: &mut [f64]) {
         for (j, (c, xj)) in scale.iter_mut().zip(x).enumerate() {
-            *c = if j < self.nv { vscale } else { xj.abs() };
+            *c = if self.is_velocity(j) {
+                vscale
+            } else {
+                xj.abs()
+            };
         }
         attainable::row_rounding(jm, scale, (&self.position_rows, self.position_scale), out);
     }
@@ -74,7 +91,6 @@ pub(crate) fn solve<L: Layout>(
     mut assemble: impl FnMut(&[f64], &mut [f64], Option<&mut [f64]>),
 ) -> Result<(L::Of<f64>, u32), Error> {
     let len = L::LEN;
-    let nv = problem.nv;
     let attempt = |simplified: bool| -> Result<(L::Of<f64>, u32), Error> {
         let mut xbuf = L::fill(0.0);
         let x = flat::<L, f64>(&mut xbuf);
@@ -90,7 +106,7 @@ pub(crate) fn solve<L: Layout>(
         let (row_noise, weight) = (flat::<L, f64>(&mut nbuf), flat::<L, f64>(&mut wbuf));
         let (y, z) = (flat::<L, f64>(&mut ybuf), flat::<L, f64>(&mut zbuf));
         for (j, w) in weight.iter_mut().enumerate() {
-            *w = if j < nv { 1.0 } else { 0.0 };
+            *w = if problem.is_velocity(j) { 1.0 } else { 0.0 };
         }
         let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
         let mut factored = false;
@@ -107,7 +123,7 @@ pub(crate) fn solve<L: Layout>(
                 // `attainable::propagated`), before the factorization overwrites it.
                 let first = !factored;
                 if first {
-                    let vscale = x[..nv].iter().fold(problem.vscale0, |m, v| m.max(v.abs()));
+                    let vscale = problem.max_velocity(x, problem.vscale0);
                     problem.row_rounding(jm, x, vscale, y, row_noise);
                 }
                 lu::factor(jm, perm, len).map_err(|_| monitor.singular())?;
@@ -121,10 +137,8 @@ pub(crate) fn solve<L: Layout>(
             for (xi, di) in x.iter_mut().zip(r.iter()) {
                 *xi += di;
             }
-            for di in &r[..nv] {
-                delta = delta.max(di.abs());
-            }
-            let vscale = x[..nv].iter().fold(problem.vscale0, |m, v| m.max(v.abs()));
+            delta = problem.max_velocity(r, delta);
+            let vscale = problem.max_velocity(x, problem.vscale0);
             if vscale == 0.0 {
                 break;
             }

@@ -417,7 +417,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         type L<const N: usize, const M: usize, const K: usize, const S: usize> =
             EmprkLayout<N, M, K, S>;
         let problem = DenseProblem::at_step(
-            2 * S * N,
+            [0..2 * S * N, 0..0],
             Offsets::<N, M, K, S>::mu(1)..Offsets::<N, M, K, S>::mu(S + 1),
             &q0,
             &v0,
@@ -579,7 +579,6 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 b: &tab.b,
                 h,
                 v1: O::<N, M, K, S>::vt(S - 1),
-                row_of: &|i| i,
                 leading: len,
             },
         );

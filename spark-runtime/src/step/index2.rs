@@ -335,7 +335,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         };
 
         type L<const N: usize, const K: usize, const S: usize> = Index2Layout<N, K, S>;
-        let problem = DenseProblem::at_step(2 * S * N, 0..0, &q0, &v0, h);
+        let problem = DenseProblem::at_step([0..2 * S * N, 0..0], 0..0, &q0, &v0, h);
         let (mut xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
             options,
             &problem,

@@ -51,8 +51,9 @@ use crate::step::start::StepStart;
 use crate::step::Problem;
 use crate::tableau::SparkTableau;
 
-/// Unknowns of the monolithic solve, in this order: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`,
-/// `ν_1..ν_S`. Residual rows use the same blocks: E1, E2, E4, E3, E5 then E6.
+/// Unknowns of the monolithic solve: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`, `ν_1..ν_S` (`K > 0`),
+/// or `V_1..V_S`, `μ_0..μ_S`, `v1` (`K = 0`); where each block and each equation's rows sit is
+/// [`Offsets`]' business. The layout only counts the lengths.
 pub(crate) type MixedLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
     Cat<Arr<Arr<Scalar, N>, S>, Arr<Scalar, N>>,
     Cat<Cat<Arr<Scalar, M>, Arr<Arr<Scalar, M>, S>>, Arr<Arr<Scalar, K>, S>>,
@@ -64,7 +65,21 @@ pub fn system_len<const N: usize, const M: usize, const K: usize, const S: usize
     <MixedLayout<N, M, K, S> as Layout>::LEN
 }
 
-/// Offsets of the unknown blocks in the flat vector.
+/// Offsets of the unknown blocks in the flat vector, and the rows of the equations.
+///
+/// With nonholonomic constraints (`K > 0`) the unknowns are `V_1..V_S`, `v1`, `μ_0..μ_S`,
+/// `ν_1..ν_S`, and the rows E1, E2, E4 (at `μ_0`'s), E3 (at `μ_1..μ_s̃`'s), E5, E6.
+///
+/// Without them (`K = 0`, the holonomic step, whose Jacobian [`crate::step::jacobian`] builds
+/// on this system) the unknowns are `V_1..V_S`, `μ_0..μ_S`, `v1` and the rows E1, E3 (at
+/// `μ_0..μ_{s̃−1}`'s), E4 (at `μ_s̃`'s), E2 (at `v1`'s): the stage equations (E1, E3) involve
+/// only the stage unknowns (`V_1..V_S`, `μ_0..μ_{s̃−1}`), which come first, so the matrix is
+/// block lower triangular as assembled, with a leading block of [`Offsets::stage_len`] rows.
+/// (Reordering the first layout into this one after assembly cost 6 % of the 2-link chain's
+/// step Jacobian.)
+///
+/// An unused multiplier slot (`s̃ = S − 1`: `μ_S`) has its identity row at its own column in
+/// both layouts.
 #[derive(Clone, Copy)]
 pub(crate) struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
 
@@ -74,15 +89,42 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
         i * N
     }
     /// `v1`.
-    pub(crate) const V1: usize = S * N;
+    pub(crate) const V1: usize = if K == 0 { S * N + (S + 1) * M } else { S * N };
     /// `μ_j`, `j = 0..S` (Lobatto index).
     pub(crate) const fn mu(j: usize) -> usize {
-        (S + 1) * N + j * M
+        if K == 0 {
+            S * N + j * M
+        } else {
+            (S + 1) * N + j * M
+        }
     }
     /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
     pub(crate) const fn nu(j: usize) -> usize {
         (S + 1) * (N + M) + j * K
     }
+    /// The first row of E3, `g(Q̃_j)/h` (`j = 1..s̃`); row block `j` is `M` rows further.
+    pub(crate) const fn position_row(j: usize) -> usize {
+        if K == 0 {
+            Self::mu(j)
+        } else {
+            Self::mu(j + 1)
+        }
+    }
+    /// The first row of E4, the hidden constraint at `t1`, for `s̃ = st`.
+    pub(crate) const fn hidden_row(st: usize) -> usize {
+        if K == 0 {
+            Self::mu(st)
+        } else {
+            Self::mu(0)
+        }
+    }
+    /// The number of stage unknowns, `S N + s̃ M` for `s̃ = st`: with `K = 0` the leading
+    /// block of the block lower triangular matrix.
+    pub(crate) const fn stage_len(st: usize) -> usize {
+        S * N + st * M
+    }
+    /// The velocity unknowns: `V_1..V_S` and `v1`.
+    pub(crate) const VELOCITIES: [core::ops::Range<usize>; 2] = [0..S * N, Self::V1..Self::V1 + N];
 }
 
 /// The unknowns of the mixed step at one iterate and the model's evaluations there.
@@ -259,10 +301,13 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j, j = 1..s̃); an
         // unused multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
         for l in 0..M {
-            r[O::<N, M, K, S>::mu(0) + l] = w1.w[l];
-            for j in 0..S {
+            r[O::<N, M, K, S>::hidden_row(st) + l] = w1.w[l];
+            for j in 0..st {
+                r[O::<N, M, K, S>::position_row(j) + l] = cons[j].g[l] / h;
+            }
+            for j in st..S {
                 let row = O::<N, M, K, S>::mu(j + 1) + l;
-                r[row] = if j < st { cons[j].g[l] / h } else { x[row] };
+                r[row] = x[row];
             }
         }
         // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
@@ -298,9 +343,9 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         let own = (O::<N, M, K, S>::V1, d1, &tab.b);
         ev.add_momentum_row(jm, len, O::<N, M, K, S>::V1, own, &end_weights, &cols);
         // E4 and E3.
-        let (mu_row, v1_col) = (O::<N, M, K, S>::mu(0), O::<N, M, K, S>::V1);
+        let (mu_row, v1_col) = (O::<N, M, K, S>::hidden_row(st), O::<N, M, K, S>::V1);
         add_hidden_constraint_row(jm, len, mu_row, v1_col, w1, h, &tab.b);
-        ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::mu(1), st);
+        ev.add_position_constraint_rows(jm, len, O::<N, M, K, S>::position_row(0), st);
         for j in st..S {
             for l in 0..M {
                 let row = O::<N, M, K, S>::mu(j + 1) + l;
@@ -344,7 +389,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     }
 
     /// Residual and exact Jacobian of the mixed step's equations at the flat unknown vector `x`
-    /// (layout: `V_1..V_S`, `v1`, `hΛ_0..hΛ_S`, `hΨ_1..hΨ_S`; length [`system_len`]), for testing
+    /// (layout: [`Offsets`], length [`system_len`]), for testing
     /// the Jacobian against finite differences.
     #[doc(hidden)]
     pub fn mixed_residual<const S: usize>(
@@ -399,7 +444,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 q1[a] += h * tab.b[j] * x[j * N + a];
             }
         }
-        let v1 = SVector::<f64, N>::from_fn(|a, _| x[S * N + a]);
+        let v1 = SVector::<f64, N>::from_fn(|a, _| x[Offsets::<N, M, K, S>::V1 + a]);
         State {
             t: t0 + h,
             q: q1,
@@ -437,19 +482,24 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         let gq0 = self.check_consistent()?;
         let start = StepStart::new(sys, state, gq0);
 
-        let problem = DenseProblem::at_step(
-            (S + 1) * N,
-            Offsets::<N, M, K, S>::mu(1)..Offsets::<N, M, K, S>::mu(S + 1),
-            &q0,
-            &v0,
-            h,
-        );
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        // The rows of E3 (and, with K > 0, the unused slot's identity row after them).
+        let position_rows = if K == 0 {
+            O::<N, M, K, S>::position_row(0)..O::<N, M, K, S>::position_row(tab.s_tilde)
+        } else {
+            O::<N, M, K, S>::mu(1)..O::<N, M, K, S>::mu(S + 1)
+        };
+        let problem =
+            DenseProblem::at_step(O::<N, M, K, S>::VELOCITIES, position_rows, &q0, &v0, h);
         let (xbuf, iterations) = dense_newton::solve::<MixedLayout<N, M, K, S>>(
             options,
             &problem,
             |x| {
-                for i in 0..=S {
-                    x[i * N..(i + 1) * N].copy_from_slice(v0.as_slice());
+                for range in O::<N, M, K, S>::VELOCITIES {
+                    for at in range.step_by(N.max(1)) {
+                        x[at..at + N].copy_from_slice(v0.as_slice());
+                    }
                 }
             },
             |x, r, jac| self.assemble_mixed(tab, &start, x, r, jac),
