@@ -364,6 +364,7 @@ pub(crate) type Columns<L, const N: usize, const U: usize> =
 /// `(jm, perm)`, solves `F_x dx = −F_θ` for the `2N + U` columns `θ = (q0, v0, u)` at once (in
 /// the buffer `rhs`, a [`Columns`] of the system's layout, which must be zero) and maps each
 /// solution to `(dq1, dv1)`.
+#[inline(always)]
 pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize>(
     jm: &[f64],
     perm: &[usize],
