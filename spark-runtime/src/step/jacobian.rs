@@ -154,11 +154,9 @@ where
         // F_x at the solution, factored.
         let mut jbuf = zero_square::<L<N, M, K, S>>();
         let jm = flat_square::<L<N, M, K, S>>(&mut jbuf);
-        let mut rbuf = <L<N, M, K, S> as Layout>::fill(0.0);
-        let r = flat::<L<N, M, K, S>, f64>(&mut rbuf);
         // The model evaluated once, for the matrix and the right-hand sides.
         let pt: MixedPoint<N, M, K, S> = self.mixed_point(tab, start, x);
-        self.assemble_mixed_at(tab, start, &pt, x, r, Some(&mut *jm));
+        self.assemble_mixed_at(tab, start, &pt, x, None, Some(&mut *jm));
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
         // Holonomic steps: the matrix is block lower triangular as assembled (see `Offsets`),

@@ -241,18 +241,77 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             jm.fill(0.0);
         }
         let point = self.mixed_point(tab, start, x);
-        self.assemble_mixed_at(tab, start, &point, x, r, jac);
+        self.assemble_mixed_at(tab, start, &point, x, Some(r), jac);
     }
 
-    /// [`Problem::assemble_mixed`] with the model evaluated at `x` already (`point`); the
-    /// Jacobian is added into `jac`, which must be zero.
+    /// The residual `r = F(x)` of E1-E6, with the model evaluated at `x` (`point`, `ev`).
+    fn residual_at<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        point: &MixedPoint<N, M, K, S>,
+        ev: &StageEvaluations<'_, N, M, K, S>,
+        x: &[f64],
+        r: &mut [f64],
+    ) {
+        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+            Offsets<N, M, K, S>;
+        let h = self.h;
+        let st = tab.s_tilde;
+        let MixedPoint {
+            dyns,
+            nhs,
+            cons,
+            d1,
+            w1,
+            nh1,
+            ..
+        } = point;
+        let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
+        let end_weights = MomentumWeights::spark_end(tab);
+        for i in 0..S {
+            let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
+            r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
+        }
+        let rho = ev.momentum_residual(&d1.p, &end_weights);
+        r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
+        // E4: hidden constraint at t1; E3: g(Q̃_j)/h (j = 1..s̃; rows: `Offsets`); an unused
+        // multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
+        for l in 0..M {
+            r[O::<N, M, K, S>::hidden_row(st) + l] = w1.w[l];
+            for j in 0..st {
+                r[O::<N, M, K, S>::position_row(j) + l] = cons[j].g[l] / h;
+            }
+            for j in st..S {
+                let row = O::<N, M, K, S>::mu(j + 1) + l;
+                r[row] = x[row];
+            }
+        }
+        // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
+        let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
+        for l in 0..K {
+            r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
+            for i in 1..S {
+                let mut s = 0.0;
+                for j in 0..S {
+                    s += omega(i, j) * nhs[j].k[l];
+                }
+                r[O::<N, M, K, S>::nu(i) + l] = s;
+            }
+        }
+    }
+
+    /// [`Problem::assemble_mixed`] with the model evaluated at `x` already (`point`), the
+    /// residual only if asked (the step's Jacobian does not need it); the Jacobian is added
+    /// into `jac`, which must be zero. Never inlined: inlined into the step Jacobian, it made
+    /// the pendulum's 9 % slower.
+    #[inline(never)]
     pub(crate) fn assemble_mixed_at<const S: usize>(
         &self,
         tab: &SparkTableau<S>,
         start: &StepStart<N, M>,
         point: &MixedPoint<N, M, K, S>,
         x: &[f64],
-        r: &mut [f64],
+        residual: Option<&mut [f64]>,
         jac: Option<&mut [f64]>,
     ) {
         let h = self.h;
@@ -292,37 +351,10 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         };
         let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
         let end_weights = MomentumWeights::spark_end(tab);
-        for i in 0..S {
-            let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
-            r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
+        if let Some(r) = residual {
+            self.residual_at(tab, point, &ev, x, r);
         }
-        let rho = ev.momentum_residual(&d1.p, &end_weights);
-        r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
-        // E4: hidden constraint at t1 (rows of μ_0); E3: g(Q̃_j)/h (rows of μ_j, j = 1..s̃); an
-        // unused multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
-        for l in 0..M {
-            r[O::<N, M, K, S>::hidden_row(st) + l] = w1.w[l];
-            for j in 0..st {
-                r[O::<N, M, K, S>::position_row(j) + l] = cons[j].g[l] / h;
-            }
-            for j in st..S {
-                let row = O::<N, M, K, S>::mu(j + 1) + l;
-                r[row] = x[row];
-            }
-        }
-        // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
         let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
-        for l in 0..K {
-            r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
-            for i in 1..S {
-                let mut s = 0.0;
-                for j in 0..S {
-                    s += omega(i, j) * nhs[j].k[l];
-                }
-                r[O::<N, M, K, S>::nu(i) + l] = s;
-            }
-        }
-
         let Some(jm) = jac else { return };
         let cols = ReactionColumns {
             start: Some(O::<N, M, K, S>::mu(0)),
