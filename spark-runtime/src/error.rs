@@ -119,6 +119,15 @@ pub enum Error {
         /// Which setting is wrong.
         what: &'static str,
     },
+    /// The step Jacobian of this model needs more stack than
+    /// [`crate::Options::jacobian_stack_limit`] allows ([`crate::Integrator::step_with_jacobian`];
+    /// the state is unchanged).
+    JacobianTooLarge {
+        /// The estimated stack, in bytes.
+        estimate: usize,
+        /// The limit it exceeded.
+        limit: usize,
+    },
     /// A fixed step's estimated local error exceeds [`crate::Options::fixed_step_error_limit`]
     /// (checked only when that limit is finite): the step size is too large for the
     /// tolerances here. The state is unchanged.
@@ -159,6 +168,10 @@ impl fmt::Display for Error {
                 "stopped at t = {t} after Options::max_steps steps; raise max_steps or loosen rtol/atol"
             ),
             Error::InvalidTolerance { what } => write!(f, "invalid adaptive setting: {what}"),
+            Error::JacobianTooLarge { estimate, limit } => write!(
+                f,
+                "the step Jacobian of this model needs about {estimate} bytes of stack, more than Options::jacobian_stack_limit ({limit}); run it on a thread with a larger stack and raise the limit"
+            ),
             Error::LocalErrorTooLarge { estimate, limit } => write!(
                 f,
                 "the step's estimated local error is {estimate:e} x the tolerances (limit {limit:e}); reduce the step size or use advance_to"

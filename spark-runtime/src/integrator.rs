@@ -139,6 +139,32 @@ pub trait Linearize<Sys, const N: usize, const M: usize, const K: usize, const U
         options: &Options,
         state: &Self,
     ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error>;
+
+    /// An estimate of the stack, in bytes, that [`Linearize::advance_with_jacobian`] takes with
+    /// `Meth` (see [`Options::jacobian_stack_limit`]); `0` (unknown) by default.
+    fn jacobian_stack<Meth: Method>() -> usize {
+        0
+    }
+}
+
+/// The stack estimate of a step Jacobian of a model with `N` coordinates, `K` nonholonomic
+/// constraints (Lagrangian) or of a DAE model (`dae`), as a visitor of the method's scheme.
+struct JacobianStack<const N: usize, const K: usize> {
+    dae: bool,
+}
+
+impl<const N: usize, const K: usize> Run for JacobianStack<N, K> {
+    type Output = usize;
+    fn run<const S: usize>(self, scheme: &Scheme<S>) -> usize {
+        use step::jacobian::{stack_estimate, JacobianPath};
+        let path = match scheme {
+            _ if self.dae => JacobianPath::Dae,
+            Scheme::Emprk { .. } if K > 0 => JacobianPath::Emprk,
+            _ if K > 0 => JacobianPath::Mixed,
+            _ => JacobianPath::Holonomic,
+        };
+        stack_estimate(path, N, S)
+    }
 }
 
 impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Linearize<Sys, N, M, K, U>
@@ -158,6 +184,10 @@ where
             options,
             state,
         })
+    }
+
+    fn jacobian_stack<Meth: Method>() -> usize {
+        Meth::run(JacobianStack::<N, K> { dae: false })
     }
 }
 
@@ -389,12 +419,41 @@ macro_rules! dae_linearize {
                 })?;
                 Ok((Self::from_point(end), stats, jacobian))
             }
+
+            fn jacobian_stack<Meth: Method>() -> usize {
+                Meth::run(JacobianStack::<N, 0> { dae: true })
+            }
         }
     };
 }
 
 dae_linearize!(hamiltonian::State<N>);
 dae_linearize!(dae::State<N, M>);
+
+/// [`Linearize::advance_with_jacobian`] out of line: its frames, which grow with the square of
+/// the model's size, must not become part of [`Integrator::step_with_jacobian`]'s, which is
+/// entered before the stack check.
+#[inline(never)]
+fn advance_with_jacobian<
+    Sys,
+    Meth,
+    St,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const U: usize,
+>(
+    sys: &Sys,
+    h: f64,
+    options: &Options,
+    state: &St,
+) -> Result<(St, StepStats, StepJacobian<N, U>), Error>
+where
+    Meth: Method,
+    St: Linearize<Sys, N, M, K, U>,
+{
+    St::advance_with_jacobian::<Meth>(sys, h, options, state)
+}
 
 /// A model `Sys` stepped by the method `Meth` with a fixed step size.
 ///
@@ -732,11 +791,60 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         if let Some(name) = self.sys.first_non_finite_parameter() {
             return Err(Error::NonFiniteParameter { name });
         }
-        let (next, stats, jacobian) =
-            St::advance_with_jacobian::<Meth>(&self.sys, self.h, &self.options, state)?;
+        let (estimate, limit) = (
+            St::jacobian_stack::<Meth>(),
+            self.options.jacobian_stack_limit,
+        );
+        if estimate > limit {
+            return Err(Error::JacobianTooLarge { estimate, limit });
+        }
+        let (next, stats, jacobian) = advance_with_jacobian::<Sys, Meth, St, N, M, K, U>(
+            &self.sys,
+            self.h,
+            &self.options,
+            state,
+        )?;
         *state = next;
         self.last = stats;
         Ok(jacobian)
+    }
+
+    /// The stack, in bytes, that [`Integrator::step_with_jacobian`] is estimated to take from a
+    /// state like `state` (optimized builds; see [`Options::jacobian_stack_limit`], which it is
+    /// checked against).
+    ///
+    /// ```
+    /// use spark::{GaussLobatto, Integrator, Options, State};
+    ///
+    /// spark::mechanics! {
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    /// let mut s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    /// let need = sim.jacobian_stack_estimate(&s);
+    /// assert!(need < 64 << 10);
+    /// // Below the estimate the Jacobian is refused, the state unchanged.
+    /// let mut sim = sim.with_options(Options { jacobian_stack_limit: need - 1, ..Options::default() });
+    /// assert!(sim.step_with_jacobian(&mut s).is_err());
+    /// assert_eq!(s.t, 0.0);
+    /// ```
+    pub fn jacobian_stack_estimate<
+        St: Linearize<Sys, N, M, K, U>,
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+    >(
+        &self,
+        _state: &St,
+    ) -> usize {
+        St::jacobian_stack::<Meth>()
     }
 
     /// An orthonormal basis of the tangent space, at `state`, of the manifold of consistent

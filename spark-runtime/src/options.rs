@@ -74,6 +74,16 @@ pub struct Options {
     /// finite limit must be positive, with usable `rtol` and `atol`
     /// ([`crate::Error::InvalidTolerance`] otherwise).
     pub fixed_step_error_limit: f64,
+    /// The most stack, in bytes, that [`crate::Integrator::step_with_jacobian`] may use: a
+    /// model whose Jacobian needs more (estimated from its sizes,
+    /// [`crate::Integrator::jacobian_stack_estimate`]) gets
+    /// [`crate::Error::JacobianTooLarge`], the state unchanged, instead of overflowing the
+    /// stack. The Jacobian's frames grow with the square of the model's size: about 0.2 MB for
+    /// a 3D chain of 5 masses (15 coordinates) at `S = 2`, 0.9 MB at 10 masses, 3.4 MB at 20.
+    /// Default 1.5 MiB, which leaves half a MiB for the caller's frames in a spawned thread's
+    /// default 2 MiB stack; raise it where the stack is larger (the main thread's is usually
+    /// 8 MiB, or `std::thread::Builder::stack_size`), lower it on a small target.
+    pub jacobian_stack_limit: usize,
 }
 
 impl Options {
@@ -108,6 +118,7 @@ impl Options {
         max_step: f64::INFINITY,
         max_steps: 1_000_000,
         fixed_step_error_limit: f64::INFINITY,
+        jacobian_stack_limit: 3 << 19,
     };
 }
 

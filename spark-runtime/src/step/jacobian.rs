@@ -268,6 +268,35 @@ where
     }
 }
 
+/// Which step system a Jacobian differentiates, for [`stack_estimate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JacobianPath {
+    /// The holonomic SPARK step (Lagrangian, `K = 0`; EMPRK is the same step there).
+    Holonomic,
+    /// The coupled holonomic + nonholonomic SPARK step (`K > 0`).
+    Mixed,
+    /// The EMPRK step with nonholonomic constraints.
+    Emprk,
+    /// The Hamiltonian and DAE step.
+    Dae,
+}
+
+/// An estimate, in bytes, of the stack one `step_with_jacobian` takes for a model with `n`
+/// coordinates at `S = s` on an optimized build: `(a + b s) n² + 32 KiB`. The frames are
+/// dominated by dense `n × n` blocks (the model's second derivatives at every stage, the step
+/// system's matrix and its `2n + u` right-hand sides). The coefficients are 1.2 times those
+/// fitted to x86-64 measurements by stack painting on 3D and planar chains of 4 to 20 masses,
+/// `S = 1, 2, 3` (`tests/step_jacobian.rs` checks that the estimate bounds the stack).
+pub(crate) const fn stack_estimate(path: JacobianPath, n: usize, s: usize) -> usize {
+    let (a, b) = match path {
+        JacobianPath::Holonomic => (540, 384),
+        JacobianPath::Mixed => (660, 540),
+        JacobianPath::Emprk => (0, 1240),
+        JacobianPath::Dae => (360, 792),
+    };
+    (a + b * s) * n * n + (32 << 10)
+}
+
 /// A momentum-balance row block of a coupled step system and its derivatives with respect to
 /// the start position (`N × N`) and the inputs (`N × U`); with respect to the start velocity it
 /// is `−L_vv(t0, q0, v0)` for every such row.
