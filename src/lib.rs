@@ -75,7 +75,7 @@
 pub use spark_macros::mechanics;
 pub use spark_runtime::{
     local_model, math, tableau, Advance, AdvanceStats, ConstraintJacobian, DynamicsJacobian, Emprk,
-    Error, ErrorEstimate, GaussLobatto, InputJacobian, Inputs, Integrator, Lagrangian,
+    Error, ErrorEstimate, GaussLobatto, InputJacobian, Inputs, Integrator, Lagrangian, Linearize,
     LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2, LocalModelJacobians, LocalModelOde,
     LocalModelStats, MassForce, Method, Model, Multipliers, NonholonomicJacobian, Options, Phase,
     Rklm, Run, SparkTableau, Srklm, State, StepJacobian, StepStats, SymplecticEuler,

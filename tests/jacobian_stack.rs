@@ -31,7 +31,7 @@ const UNLIMITED: Options = Options {
 #[cfg(all(target_arch = "x86_64", not(debug_assertions)))]
 mod bound {
     use super::*;
-    use spark::{hamiltonian, Emprk, Method};
+    use spark::{hamiltonian, Emprk, Linearize, Method, Model};
 
     include!("../examples/models/stack.rs");
 
@@ -84,14 +84,15 @@ mod bound {
     nonholonomic_chain!(NChain5, 5);
     nonholonomic_chain!(NChain10, 10);
 
-    /// Measured stack and estimate of one Lagrangian step Jacobian.
-    fn lagrangian<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    /// Measured stack and estimate of one step Jacobian from `s0`, any state kind.
+    fn measured<Sys, Meth, St, const D: usize, const M: usize, const K: usize>(
         sys: Sys,
-        s0: State<D>,
+        s0: St,
     ) -> (usize, usize)
     where
-        Sys: spark::Lagrangian<D, M, K> + spark::Inputs<D, 0>,
+        Sys: Model,
         Meth: Method,
+        St: Linearize<Sys, D, M, K, 0> + Copy + std::fmt::Debug,
     {
         let mut sim = Integrator::<Sys, Meth>::new(sys, 0.01)
             .unwrap()
@@ -106,27 +107,9 @@ mod bound {
         (used, estimate)
     }
 
-    /// Measured stack and estimate of one Hamiltonian step Jacobian.
-    fn hamiltonian<Sys, Meth, const D: usize, const M: usize>(
-        sys: Sys,
-        s0: State<D>,
-    ) -> (usize, usize)
-    where
-        Sys: spark::__private::runtime::Odae<D, M> + spark::Inputs<D, 0>,
-        Meth: Method,
-    {
-        let mut sim = Integrator::<Sys, Meth>::new(sys, 0.01)
-            .unwrap()
-            .with_options(UNLIMITED);
-        let s0 = hamiltonian::State::<D>::new(s0.t, s0.q, s0.v);
-        let estimate = sim.jacobian_stack_estimate(&s0);
-        let used = stack::measure(&mut || {
-            let mut s = s0;
-            let result = sim.step_with_jacobian(&mut s);
-            assert!(result.is_ok(), "{result:?}");
-            std::hint::black_box(result.ok());
-        });
-        (used, estimate)
+    /// The Hamiltonian chain's start: the Lagrangian one's, with `p = v` (unit masses).
+    fn momenta<const D: usize>(s: State<D>) -> hamiltonian::State<D> {
+        hamiltonian::State::new(s.t, s.q, s.v)
     }
 
     fn all_paths<const S: usize>(out: &mut Vec<(String, usize, usize)>) {
@@ -135,31 +118,31 @@ mod bound {
         };
         add(
             "3D chain, 5 masses",
-            lagrangian::<_, GaussLobatto<S>, 15, 5, 0>(Chain5::default(), start(5)),
+            measured::<_, GaussLobatto<S>, _, 15, 5, 0>(Chain5::default(), start(5)),
         );
         add(
             "3D chain, 10 masses",
-            lagrangian::<_, GaussLobatto<S>, 30, 10, 0>(Chain10::default(), start(10)),
+            measured::<_, GaussLobatto<S>, _, 30, 10, 0>(Chain10::default(), start(10)),
         );
         add(
             "Hamiltonian 3D chain, 5 masses",
-            hamiltonian::<_, GaussLobatto<S>, 15, 5>(HChain5::default(), start(5)),
+            measured::<_, GaussLobatto<S>, _, 15, 5, 0>(HChain5::default(), momenta(start(5))),
         );
         add(
             "Hamiltonian 3D chain, 10 masses",
-            hamiltonian::<_, GaussLobatto<S>, 30, 10>(HChain10::default(), start(10)),
+            measured::<_, GaussLobatto<S>, _, 30, 10, 0>(HChain10::default(), momenta(start(10))),
         );
         add(
             "nonholonomic 3D chain, 5 masses",
-            lagrangian::<_, GaussLobatto<S>, 15, 5, 1>(NChain5::default(), start(5)),
+            measured::<_, GaussLobatto<S>, _, 15, 5, 1>(NChain5::default(), start(5)),
         );
         add(
             "nonholonomic 3D chain, 10 masses",
-            lagrangian::<_, GaussLobatto<S>, 30, 10, 1>(NChain10::default(), start(10)),
+            measured::<_, GaussLobatto<S>, _, 30, 10, 1>(NChain10::default(), start(10)),
         );
         add(
             "nonholonomic 3D chain, 5 masses, EMPRK",
-            lagrangian::<_, Emprk<S>, 15, 5, 1>(NChain5::default(), start(5)),
+            measured::<_, Emprk<S>, _, 15, 5, 1>(NChain5::default(), start(5)),
         );
     }
 
