@@ -33,8 +33,12 @@ ROOT=$(pwd)
 PEERS=${SPARK_PEERS:-$(cd "$ROOT/../shared/peers/casadi" && pwd)}
 OUT=${PEERS_BUILD:-/tmp/spark-peers}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/target-bench}
-# spark is built for this CPU too, like the peers' C (-march=native): like with like.
+# spark is built for this CPU too, like the peers' C (-march=native): like with like. And as
+# one unit with whole-program LTO (the `production` profile of Cargo.toml), as the peers' C is
+# one file; PROFILE=release measures the default release build (16 codegen units, no LTO; the
+# profile of every measurement before session 13).
 export RUSTFLAGS=${RUSTFLAGS:-"-C target-cpu=native"}
+PROFILE=${PROFILE:-production}
 export SPARK_PEERS=$PEERS
 MODE=${1:-all}
 NS_C="1 2 4 8"
@@ -140,9 +144,9 @@ for m in gauss4 rk4; do
     done
 done
 
-echo "== building chain_bench (release)"
-BENCH=$CARGO_TARGET_DIR/release/examples/chain_bench
-if ! cargo build --release --example chain_bench >/dev/null 2>&1; then
+echo "== building chain_bench (profile $PROFILE)"
+BENCH=$CARGO_TARGET_DIR/$PROFILE/examples/chain_bench
+if ! cargo build --profile "$PROFILE" --example chain_bench >/dev/null 2>&1; then
     if [ -x "$BENCH" ]; then
         echo "warning: the build failed (the tree is being edited?); using the existing $BENCH" >&2
     else
@@ -163,7 +167,7 @@ if [ "$MODE" = jac ]; then
   # (GaussLobatto<2>, order 4, the Jacobian with respect to (q, v) and the inputs), h = 0.01,
   # REPEAT interleaved rounds, best of each.
   JAC_PEERS=${SPARK_JAC_PEERS:-$(cd "$ROOT/../shared/peers/casadi-jac" && pwd)}
-  cargo build --release --example chain_bench >/dev/null
+  cargo build --profile "$PROFILE" --example chain_bench >/dev/null
   for N in $NS_C; do
     mkdir -p "$OUT/jac/N$N"
     gcc $CFLAGS -c "$JAC_PEERS/gen/N$N/step_jac.c" -o "$OUT/jac/N$N/step_jac.o"
@@ -174,7 +178,7 @@ if [ "$MODE" = jac ]; then
   for r in $(seq "$REPEAT"); do
     for N in $NS_C; do
       "$OUT/jac/N$N/driver" 0.01 200 7 | sed 's/^/CASADI /' >>"$JLOG"
-      "$CARGO_TARGET_DIR/release/examples/chain_bench" jacobian --n "$N" --s 2 | grep '^RESULT' >>"$JLOG"
+      "$BENCH" jacobian --n "$N" --s 2 | grep '^RESULT' >>"$JLOG"
     done
   done
   python3 - "$JLOG" <<'PYEOF'
