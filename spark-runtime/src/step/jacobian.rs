@@ -31,7 +31,7 @@ use crate::model::{Inputs, Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{add_scaled, MomentumWeights, StageEvaluations, ZeroBlocks};
 use crate::step::holonomic::Retain;
-use crate::step::mixed::{system_len, MixedLayout, MixedPoint, Offsets};
+use crate::step::mixed::{moment_weight, system_len, MixedLayout, MixedPoint, Offsets};
 use crate::step::start::StepStart;
 use crate::step::Problem;
 use crate::tableau::SparkTableau;
@@ -221,7 +221,7 @@ where
         });
         let end_row = [start_terms.row(O::<N, M, K, S>::V1, &pt.d1.lvq, &u1.p_u, &end_weights)];
         let st = tab.s_tilde;
-        let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
+        let omega = |i: usize, j: usize| moment_weight(tab, i, j);
         // ∂/∂q0_b of the constraint rows: the hidden constraint at the end, g(Q̃_j)/h, k at the
         // end and its moments at the stages.
         let constraints = |b: usize, put: &mut dyn FnMut(usize, f64)| {

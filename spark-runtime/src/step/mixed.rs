@@ -118,6 +118,15 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
             Self::mu(0)
         }
     }
+    /// The rows of E3 for `s̃ = st` (with `K > 0`, and the unused slot's identity row after
+    /// them), whose rounding [`DenseProblem`] scales as positions over `h`.
+    pub(crate) const fn position_rows(st: usize) -> core::ops::Range<usize> {
+        if K == 0 {
+            Self::position_row(0)..Self::position_row(st)
+        } else {
+            Self::mu(1)..Self::mu(S + 1)
+        }
+    }
     /// The number of stage unknowns, `S N + s̃ M` for `s̃ = st`: with `K = 0` the leading
     /// block of the block lower triangular matrix.
     pub(crate) const fn stage_len(st: usize) -> usize {
@@ -125,6 +134,12 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, 
     }
     /// The velocity unknowns: `V_1..V_S` and `v1`.
     pub(crate) const VELOCITIES: [core::ops::Range<usize>; 2] = [0..S * N, Self::V1..Self::V1 + N];
+}
+
+/// `ω_ij = b_j c_j^{i−1}`: the weight of stage `j` in the `i`-th moment of the nonholonomic
+/// constraints (E6; 0-based `i = 1..S−1`).
+pub(crate) fn moment_weight<const S: usize>(tab: &SparkTableau<S>, i: usize, j: usize) -> f64 {
+    tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64)
 }
 
 /// The unknowns of the mixed step at one iterate and the model's evaluations there.
@@ -244,62 +259,6 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         self.assemble_mixed_at(tab, start, &point, x, Some(r), jac);
     }
 
-    /// The residual `r = F(x)` of E1-E6, with the model evaluated at `x` (`point`, `ev`).
-    fn residual_at<const S: usize>(
-        &self,
-        tab: &SparkTableau<S>,
-        point: &MixedPoint<N, M, K, S>,
-        ev: &StageEvaluations<'_, N, M, K, S>,
-        x: &[f64],
-        r: &mut [f64],
-    ) {
-        type O<const N: usize, const M: usize, const K: usize, const S: usize> =
-            Offsets<N, M, K, S>;
-        let h = self.h;
-        let st = tab.s_tilde;
-        let MixedPoint {
-            dyns,
-            nhs,
-            cons,
-            d1,
-            w1,
-            nh1,
-            ..
-        } = point;
-        let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
-        let end_weights = MomentumWeights::spark_end(tab);
-        for i in 0..S {
-            let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
-            r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
-        }
-        let rho = ev.momentum_residual(&d1.p, &end_weights);
-        r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
-        // E4: hidden constraint at t1; E3: g(Q̃_j)/h (j = 1..s̃; rows: `Offsets`); an unused
-        // multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
-        for l in 0..M {
-            r[O::<N, M, K, S>::hidden_row(st) + l] = w1.w[l];
-            for j in 0..st {
-                r[O::<N, M, K, S>::position_row(j) + l] = cons[j].g[l] / h;
-            }
-            for j in st..S {
-                let row = O::<N, M, K, S>::mu(j + 1) + l;
-                r[row] = x[row];
-            }
-        }
-        // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
-        let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
-        for l in 0..K {
-            r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
-            for i in 1..S {
-                let mut s = 0.0;
-                for j in 0..S {
-                    s += omega(i, j) * nhs[j].k[l];
-                }
-                r[O::<N, M, K, S>::nu(i) + l] = s;
-            }
-        }
-    }
-
     /// [`Problem::assemble_mixed`] with the model evaluated at `x` already (`point`), the
     /// residual only if asked (the step's Jacobian does not need it); the Jacobian is added
     /// into `jac`, which must be zero. Never inlined: inlined into the step Jacobian, it made
@@ -351,10 +310,38 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         };
         let stage_weights = |i: usize| MomentumWeights::spark_stage(tab, i);
         let end_weights = MomentumWeights::spark_end(tab);
+        let omega = |i: usize, j: usize| moment_weight(tab, i, j);
         if let Some(r) = residual {
-            self.residual_at(tab, point, &ev, x, r);
+            for i in 0..S {
+                let rho = ev.momentum_residual(&dyns[i].p, &stage_weights(i));
+                r[O::<N, M, K, S>::v(i)..O::<N, M, K, S>::v(i) + N].copy_from_slice(rho.as_slice());
+            }
+            let rho = ev.momentum_residual(&d1.p, &end_weights);
+            r[O::<N, M, K, S>::V1..O::<N, M, K, S>::V1 + N].copy_from_slice(rho.as_slice());
+            // E4: hidden constraint at t1; E3: g(Q̃_j)/h (j = 1..s̃; rows: `Offsets`); an unused
+            // multiplier slot (s̃ = S − 1) gets the row `μ_S = 0`.
+            for l in 0..M {
+                r[O::<N, M, K, S>::hidden_row(st) + l] = w1.w[l];
+                for j in 0..st {
+                    r[O::<N, M, K, S>::position_row(j) + l] = cons[j].g[l] / h;
+                }
+                for j in st..S {
+                    let row = O::<N, M, K, S>::mu(j + 1) + l;
+                    r[row] = x[row];
+                }
+            }
+            // E5: k at t1 (rows of ν_1); E6: moments Σ_j b_j c_j^{i-1} k_j (rows of ν_{i+1}).
+            for l in 0..K {
+                r[O::<N, M, K, S>::nu(0) + l] = nh1.k[l];
+                for i in 1..S {
+                    let mut s = 0.0;
+                    for j in 0..S {
+                        s += omega(i, j) * nhs[j].k[l];
+                    }
+                    r[O::<N, M, K, S>::nu(i) + l] = s;
+                }
+            }
         }
-        let omega = |i: usize, j: usize| tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64);
         let Some(jm) = jac else { return };
         let cols = ReactionColumns {
             start: Some(O::<N, M, K, S>::mu(0)),
@@ -516,14 +503,13 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
 
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
-        // The rows of E3 (and, with K > 0, the unused slot's identity row after them).
-        let position_rows = if K == 0 {
-            O::<N, M, K, S>::position_row(0)..O::<N, M, K, S>::position_row(tab.s_tilde)
-        } else {
-            O::<N, M, K, S>::mu(1)..O::<N, M, K, S>::mu(S + 1)
-        };
-        let problem =
-            DenseProblem::at_step(O::<N, M, K, S>::VELOCITIES, position_rows, &q0, &v0, h);
+        let problem = DenseProblem::at_step(
+            O::<N, M, K, S>::VELOCITIES,
+            O::<N, M, K, S>::position_rows(tab.s_tilde),
+            &q0,
+            &v0,
+            h,
+        );
         let (xbuf, iterations) = dense_newton::solve::<MixedLayout<N, M, K, S>>(
             options,
             &problem,
