@@ -49,17 +49,18 @@ spark::mechanics! {
 }
 
 spark::mechanics! {
-    const N: usize = 4;
-    /// A planar chain of four masses on rods, pushed at its end by an input and a
-    /// time-dependent force, with damping: its step systems (24 to 48 unknowns) are large
-    /// enough that the Jacobian factors their two diagonal blocks with run-time sizes.
+    const N: usize = 8;
+    /// A planar chain of eight masses on rods, pushed at its fourth mass by an input and a
+    /// time-dependent force, with damping: its step systems (48 to 96 unknowns) are large
+    /// enough that the Jacobian factors their two diagonal blocks with run-time sizes, and
+    /// from `S = 2` on reorders their stage block (48 to 72 unknowns) to a band first.
     struct Chain {
         coordinates: [x[N], y[N]],
         velocities: [vx[N], vy[N]],
         parameters: [g = 9.81, c = 0.2],
         inputs: [u],
         lagrangian: (0..N).map(|i| 0.5 * (1.0 + 0.1 * x[i].powi(2)) * (vx[i].powi(2) + vy[i].powi(2)) - g * y[i]).sum::<f64>(),
-        forces: [0.0, 0.0, 0.0, u + 0.5 * (3.0 * t).sin(), 0.0, 0.0, 0.0, 0.0],
+        forces: [0.0, 0.0, 0.0, u + 0.5 * (3.0 * t).sin(), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         dissipation: (0..N).map(|i| 0.5 * c * (vx[i].powi(2) + vy[i].powi(2))).sum::<f64>(),
         holonomic: [
             x[0].powi(2) + y[0].powi(2) - 1.0,
@@ -77,19 +78,18 @@ impl InputsMut<1> for Chain {
     }
 }
 
-/// Links at angles 0.4, 0.9, 1.4, 1.9 from the vertical, turning at 0.5, −0.3, 0.8, 0.2.
-fn chain_state() -> State<8> {
-    let (mut q, mut v) = ([0.0; 8], [0.0; 8]);
+/// Links at angles 0.4, 0.9, .., 3.9 from the vertical, turning at 0.5, −0.3, 0.8, 0.2, ...
+fn chain_state() -> State<16> {
+    let (mut q, mut v) = ([0.0; 16], [0.0; 16]);
     let (mut px, mut py, mut vx, mut vy) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    for (i, (th, om)) in [(0.4f64, 0.5), (0.9, -0.3), (1.4, 0.8), (1.9, 0.2)]
-        .into_iter()
-        .enumerate()
-    {
+    for i in 0..8 {
+        let th = 0.4 + 0.5 * i as f64;
+        let om = [0.5, -0.3, 0.8, 0.2][i % 4];
         px += th.sin();
         py -= th.cos();
         vx += om * th.cos();
         vy += om * th.sin();
-        (q[i], q[4 + i], v[i], v[4 + i]) = (px, py, vx, vy);
+        (q[i], q[8 + i], v[i], v[8 + i]) = (px, py, vx, vy);
     }
     State::new(0.0, q, v)
 }
@@ -299,8 +299,9 @@ fn jacobian_matches_central_differences_holonomic() {
 }
 
 /// The holonomic step systems are block lower triangular (stage block, then end block) and
-/// factored by blocks for the Jacobian, from 16 unknowns on with run-time block sizes; the
-/// result must not change.
+/// factored by blocks for the Jacobian, from 40 unknowns on with run-time block sizes, and
+/// stage blocks of 40 unknowns or more are reordered coordinate by coordinate first (S = 2, 3
+/// here); the result must not change.
 #[test]
 fn jacobian_matches_central_differences_block_ordered() {
     let (c, s0, h) = (
@@ -311,10 +312,10 @@ fn jacobian_matches_central_differences_block_ordered() {
         chain_state(),
         0.05,
     );
-    check_against_differences::<_, GaussLobatto<1>, 8, 4, 0, 1, 8>("chain S=1", c, s0, h);
-    check_against_differences::<_, GaussLobatto<2>, 8, 4, 0, 1, 8>("chain S=2", c, s0, h);
-    check_against_differences::<_, GaussLobatto<3>, 8, 4, 0, 1, 8>("chain S=3", c, s0, h);
-    check_against_differences::<_, LobattoIIIAB<3>, 8, 4, 0, 1, 8>("chain IIIA-B S=3", c, s0, h);
+    check_against_differences::<_, GaussLobatto<1>, 16, 8, 0, 1, 16>("chain S=1", c, s0, h);
+    check_against_differences::<_, GaussLobatto<2>, 16, 8, 0, 1, 16>("chain S=2", c, s0, h);
+    check_against_differences::<_, GaussLobatto<3>, 16, 8, 0, 1, 16>("chain S=3", c, s0, h);
+    check_against_differences::<_, LobattoIIIAB<3>, 16, 8, 0, 1, 16>("chain IIIA-B S=3", c, s0, h);
 }
 
 #[test]

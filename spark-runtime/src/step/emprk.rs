@@ -580,6 +580,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 h,
                 v1: O::<N, M, K, S>::vt(S - 1),
                 leading: len,
+                order: None,
+                spans: None,
             },
         );
         if !jacobian.is_finite() {

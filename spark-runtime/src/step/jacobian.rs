@@ -159,6 +159,37 @@ where
         self.assemble_mixed_at(tab, start, &pt, x, None, Some(&mut *jm));
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
+        let mut sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
+        let spans = flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf);
+        let banded = K == 0 && len >= CONSTANT_BLOCKS_BELOW;
+        // Large holonomic systems are factored within their rows' nonzero spans
+        // (`lu::factor_banded`), and their stage blocks first reordered to a band, coordinate
+        // by coordinate (`stage_order`): the matrix is gathered into `kbuf`.
+        let mut obuf = <L<N, M, K, S> as Layout>::fill(0usize);
+        let order = flat::<L<N, M, K, S>, usize>(&mut obuf);
+        let ordered = K == 0 && O::<N, M, K, S>::stage_len(tab.s_tilde) >= ORDER_FROM;
+        let mut kbuf;
+        let jm = if ordered {
+            let ns = O::<N, M, K, S>::stage_len(tab.s_tilde);
+            let mut abuf = <L<N, M, K, S> as Layout>::fill(0usize);
+            let mut qbuf = <L<N, M, K, S> as Layout>::fill(0usize);
+            let at = flat::<L<N, M, K, S>, usize>(&mut abuf);
+            stage_order::<N, M, K, S>(
+                &start.gq0,
+                &pt.cons[..tab.s_tilde],
+                &mut order[..ns],
+                (
+                    &mut at[..ns],
+                    &mut flat::<L<N, M, K, S>, usize>(&mut qbuf)[..ns],
+                ),
+            );
+            kbuf = zero_square::<L<N, M, K, S>>();
+            let km = flat_square::<L<N, M, K, S>>(&mut kbuf);
+            gather_symmetric(jm, km, len, &at[..ns]);
+            km
+        } else {
+            jm
+        };
         // Holonomic steps: the matrix is block lower triangular as assembled (see `Offsets`),
         // and its two diagonal blocks are factored alone (about 3x less work at S = 2).
         let leading = if K == 0 {
@@ -173,7 +204,7 @@ where
         } else if len < CONSTANT_BLOCKS_BELOW {
             lu::factor_lower(jm, perm, len, O::<N, M, K, S>::stage_len(S - 1))
         } else {
-            lu::factor_lower(jm, perm, len, leading)
+            lu::factor_banded(jm, perm, spans, len, leading)
         };
         factored.map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,
@@ -259,6 +290,12 @@ where
                 h,
                 v1: O::<N, M, K, S>::V1,
                 leading,
+                order: if ordered {
+                    Some(&order[..leading])
+                } else {
+                    None
+                },
+                spans: if banded { Some(&*spans) } else { None },
             },
         );
         if !out.is_finite() {
@@ -289,7 +326,7 @@ pub(crate) enum JacobianPath {
 /// `S = 1, 2, 3` (`tests/step_jacobian.rs` checks that the estimate bounds the stack).
 pub(crate) const fn stack_estimate(path: JacobianPath, n: usize, s: usize) -> usize {
     let (a, b) = match path {
-        JacobianPath::Holonomic => (540, 384),
+        JacobianPath::Holonomic => (390, 480),
         JacobianPath::Mixed => (660, 540),
         JacobianPath::Emprk => (0, 1240),
         JacobianPath::Dae => (360, 792),
@@ -374,6 +411,11 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
     /// The factored matrix is block lower triangular with a leading block of this many rows
     /// ([`lu::factor_lower`]); the system's length when it is factored whole.
     pub leading: usize,
+    /// The swaps of a symmetric reordering of the leading rows and columns applied to the
+    /// matrix before it was factored ([`stage_order`]), if any.
+    pub order: Option<&'a [usize]>,
+    /// The row spans of the factors, if they come from [`lu::factor_banded`].
+    pub spans: Option<&'a [usize]>,
 }
 
 /// Holonomic step systems smaller than this factor their blocks with sizes that are constants
@@ -381,6 +423,87 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 /// run time, the pendulum's Jacobian (9 unknowns at S = 2) took 0.74 against 0.69 µs, the
 /// 4-link chain's (36 unknowns) 4.32 against 4.11 µs.
 const CONSTANT_BLOCKS_BELOW: usize = 40;
+
+/// Holonomic stage blocks of at least this many unknowns are reordered by [`stage_order`]
+/// before they are factored.
+const ORDER_FROM: usize = 40;
+
+/// A fill-reducing symmetric order of the holonomic step system's stage block (`V_1..V_S`,
+/// `μ_0..μ_{s̃−1}` and their rows E1, E3; `s̃ = nodes.len()`), written as swaps into `swaps`
+/// (`swaps[k]`: the row and column exchanged with `k`, in order, as [`lu::factor`]'s pivots).
+///
+/// Coordinate by coordinate, the `S` stage velocities of coordinate `a`, then the multipliers
+/// of every constraint whose last coordinate (its largest column with a nonzero in `G` at the
+/// start or at a Lobatto node) is `a`. A model whose coordinates couple mostly with their
+/// neighbours (chains and trees declared body by body) then has a banded stage block, which
+/// [`lu::factor_banded`] factors and [`lu::solve_banded`] solves within the band: the 16-link
+/// chain's Jacobian at `S = 2` (a stage block of 96 unknowns) takes 31 % less time, the
+/// 8-link chain's (48) 2 % less (`chain_bench jacobian`, docs/performance.md, session 14).
+/// Any order is exact; the factorization still pivots by rows.
+fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
+    gq0: &SMatrix<f64, M, N>,
+    nodes: &[crate::model::blocks::ConstraintJacobian<N, M>],
+    swaps: &mut [usize],
+    (at, pos): (&mut [usize], &mut [usize]),
+) {
+    type O<const N: usize, const M: usize, const K: usize, const S: usize> = Offsets<N, M, K, S>;
+    let st = nodes.len();
+    let ns = swaps.len();
+    let last: [usize; M] = core::array::from_fn(|l| {
+        (0..N)
+            .rev()
+            .find(|&b| gq0[(l, b)] != 0.0 || nodes.iter().any(|c| c.gq[(l, b)] != 0.0))
+            .unwrap_or(0)
+    });
+    // `at[k]`: the original index now at `k`; `pos[i]`: where original index `i` now is.
+    let (at, pos) = (&mut at[..ns], &mut pos[..ns]);
+    for i in 0..ns {
+        at[i] = i;
+        pos[i] = i;
+    }
+    let mut k = 0;
+    let mut place = |old: usize, swaps: &mut [usize]| {
+        let p = pos[old];
+        swaps[k] = p;
+        let moved = at[k];
+        at[p] = moved;
+        pos[moved] = p;
+        at[k] = old;
+        pos[old] = k;
+        k += 1;
+    };
+    for a in 0..N {
+        for i in 0..S {
+            place(O::<N, M, K, S>::v(i) + a, swaps);
+        }
+        for l in 0..M {
+            if last[l] == a {
+                for j in 0..st {
+                    place(O::<N, M, K, S>::mu(j) + l, swaps);
+                }
+            }
+        }
+    }
+    debug_assert_eq!(k, ns);
+}
+
+/// `to = P from Pᵀ` for the row-major `len × len` matrix `from` whose leading `ns = at.len()`
+/// rows and columns are reordered, `at[k]` the original index of the new `k`-th ([`stage_order`]);
+/// the upper right block (leading rows, trailing columns), zero in a block lower triangular
+/// matrix, is left as `to` holds it.
+fn gather_symmetric(from: &[f64], to: &mut [f64], len: usize, at: &[usize]) {
+    let ns = at.len();
+    for (r, row) in to.chunks_exact_mut(len).enumerate() {
+        let src = if r < ns { at[r] } else { r };
+        let src = &from[src * len..(src + 1) * len];
+        for (x, &c) in row[..ns].iter_mut().zip(at) {
+            *x = src[c];
+        }
+        if r >= ns {
+            row[ns..].copy_from_slice(&src[ns..]);
+        }
+    }
+}
 
 /// A buffer for the `2N + U` right-hand sides of [`solve_sensitivities`]: `2N + U` copies of a
 /// step system's layout `L`, used as the `len × (2N + U)` row-major matrix of `lu::solve_many`.
@@ -427,7 +550,27 @@ pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize
             rhs[row * r + c] = -value;
         });
     }
-    lu::solve_many_lower(jm, perm, rhs, len, r, s.leading);
+    // The reordered system `(P F_x Pᵀ)(P dx) = P b`: P is the swaps in order, Pᵀ in reverse.
+    let swap_rows = |rhs: &mut [f64], k: usize, p: usize| {
+        if p != k {
+            let (upper, lower) = rhs.split_at_mut(p * r);
+            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
+        }
+    };
+    if let Some(order) = s.order {
+        for (k, &p) in order.iter().enumerate() {
+            swap_rows(rhs, k, p);
+        }
+    }
+    match s.spans {
+        Some(spans) => lu::solve_banded(jm, perm, spans, rhs, (len, r, s.leading)),
+        None => lu::solve_many_lower(jm, perm, rhs, len, r, s.leading),
+    }
+    if let Some(order) = s.order {
+        for (k, &p) in order.iter().enumerate().rev() {
+            swap_rows(rhs, k, p);
+        }
+    }
     for c in 0..r {
         // q1 = q0 + h Σ b_j V_j, v1.
         let mut dq1 = SVector::<f64, N>::zeros();
