@@ -159,16 +159,25 @@ where
         self.assemble_mixed_at(tab, start, &pt, x, None, Some(&mut *jm));
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
-        let mut sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
-        let spans = flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf);
-        let banded = K == 0 && len >= CONSTANT_BLOCKS_BELOW;
         // Large holonomic systems are factored within their rows' nonzero spans
         // (`lu::factor_banded`), and their stage blocks first reordered to a band, coordinate
-        // by coordinate (`stage_order`): the matrix is gathered into `kbuf`.
-        let mut obuf = <L<N, M, K, S> as Layout>::fill(0usize);
-        let order = flat::<L<N, M, K, S>, usize>(&mut obuf);
-        let ordered = K == 0 && O::<N, M, K, S>::stage_len(tab.s_tilde) >= ORDER_FROM;
-        let mut kbuf;
+        // by coordinate (`stage_order`): the matrix is gathered into `kbuf`. (`banded` is a
+        // constant: small systems compile without these buffers and this path.)
+        let banded = K == 0 && len >= CONSTANT_BLOCKS_BELOW;
+        let ordered = banded && O::<N, M, K, S>::stage_len(tab.s_tilde) >= ORDER_FROM;
+        let (mut sbuf, mut obuf, mut kbuf);
+        let spans: &mut [usize] = if banded {
+            sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
+            flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf)
+        } else {
+            &mut []
+        };
+        let order: &mut [usize] = if ordered {
+            obuf = <L<N, M, K, S> as Layout>::fill(0usize);
+            flat::<L<N, M, K, S>, usize>(&mut obuf)
+        } else {
+            &mut []
+        };
         let jm = if ordered {
             let ns = O::<N, M, K, S>::stage_len(tab.s_tilde);
             let mut abuf = <L<N, M, K, S> as Layout>::fill(0usize);
