@@ -4,8 +4,11 @@
 //! the constraint residuals after 1 s, for N = 5, 10, 20, 40, 80, and the growth exponents.
 //!
 //! `cargo run --release --example chain3d`
+//!
+//! With `-- jacobian`: the time of `step` and of `step_with_jacobian` (best of seven runs of 100
+//! calls) for N = 5, 10, 20 instead.
 
-use spark::{GaussLobatto, Integrator, Lagrangian, State};
+use spark::{GaussLobatto, Inputs, Integrator, Lagrangian, Options, State};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -62,7 +65,56 @@ where
     (best, stack)
 }
 
+/// Times `step` and `step_with_jacobian` on the chain from the same state (µs per call).
+fn jacobian<Sys, const D: usize, const M: usize>(n: usize, sys: Sys)
+where
+    Sys: Lagrangian<D, M, 0> + Inputs<D, 0>,
+{
+    // The Jacobian's frames grow with D² (about 3.4 MB at N = 20): this thread has 16 MiB.
+    let options = Options {
+        jacobian_stack_limit: 12 << 20,
+        ..Options::default()
+    };
+    let mut sim = Integrator::<Sys, GaussLobatto<2>>::new(sys, 0.01)
+        .expect("valid h")
+        .with_options(options);
+    let mut s0: State<D> = start(n);
+    sim.project(&mut s0).expect("consistent start");
+    let (mut step, mut with) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..7 {
+        let mut s = s0;
+        let t0 = Instant::now();
+        for _ in 0..100 {
+            sim.step(black_box(&mut s)).expect("step");
+        }
+        step = step.min(t0.elapsed().as_secs_f64() * 1e4);
+        let mut s = s0;
+        let t0 = Instant::now();
+        for _ in 0..100 {
+            black_box(sim.step_with_jacobian(black_box(&mut s)).expect("step"));
+        }
+        with = with.min(t0.elapsed().as_secs_f64() * 1e4);
+    }
+    println!(
+        "N = {n:>2}, {D:>2} coordinates: step {step:6.2} µs, step_with_jacobian {with:7.2} µs ({:.1}x)",
+        with / step
+    );
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("jacobian") {
+        std::thread::Builder::new()
+            .stack_size(4 * stack::DEPTH)
+            .spawn(|| {
+                jacobian(5, Chain5::default());
+                jacobian(10, Chain10::default());
+                jacobian(20, Chain20::default());
+            })
+            .expect("thread")
+            .join()
+            .expect("run");
+        return;
+    }
     // The painted region and the models' frames need a large stack.
     std::thread::Builder::new()
         .stack_size(4 * stack::DEPTH)

@@ -442,9 +442,10 @@ const ORDER_FROM: usize = 40;
 /// (`swaps[k]`: the row and column exchanged with `k`, in order, as [`lu::factor`]'s pivots).
 ///
 /// Coordinate by coordinate, the `S` stage velocities of coordinate `a`, then the multipliers
-/// of every constraint whose last coordinate (its largest column with a nonzero in `G` at the
-/// start or at a Lobatto node) is `a`. A model whose coordinates couple mostly with their
-/// neighbours (chains and trees declared body by body) then has a banded stage block, which
+/// of every constraint whose last coordinate is `a`, with the coordinates sorted by the first
+/// constraint that involves them (a nonzero in `G` at the start or at a Lobatto node). A model
+/// whose constraints couple neighbouring bodies, listed in order (chains, trees), then has a
+/// banded stage block, however its coordinates are declared, which
 /// [`lu::factor_banded`] factors and [`lu::solve_banded`] solves within the band: the 16-link
 /// chain's Jacobian at `S = 2` (a stage block of 96 unknowns) takes 31 % less time, the
 /// 8-link chain's (48) 2 % less (`chain_bench jacobian`, docs/performance.md, session 14).
@@ -458,10 +459,31 @@ fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
     type O<const N: usize, const M: usize, const K: usize, const S: usize> = Offsets<N, M, K, S>;
     let st = nodes.len();
     let ns = swaps.len();
+    let touches =
+        |l: usize, b: usize| gq0[(l, b)] != 0.0 || nodes.iter().any(|c| c.gq[(l, b)] != 0.0);
+    // The coordinates by the first constraint that involves them (those in none last), in
+    // their declared order among equals: body by body for a chain whether its coordinates
+    // are declared body by body or axis by axis (`x[N], y[N]`). An insertion sort: N is small
+    // next to the elimination this order saves.
+    let key: [usize; N] = core::array::from_fn(|b| (0..M).find(|&l| touches(l, b)).unwrap_or(M));
+    let mut coords: [usize; N] = core::array::from_fn(|b| b);
+    for i in 1..N {
+        let mut j = i;
+        while j > 0 && key[coords[j - 1]] > key[coords[j]] {
+            coords.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    // Each constraint's multipliers go after its last coordinate in that order.
+    let mut rank = [0usize; N];
+    for (r, &b) in coords.iter().enumerate() {
+        rank[b] = r;
+    }
     let last: [usize; M] = core::array::from_fn(|l| {
         (0..N)
-            .rev()
-            .find(|&b| gq0[(l, b)] != 0.0 || nodes.iter().any(|c| c.gq[(l, b)] != 0.0))
+            .filter(|&b| touches(l, b))
+            .map(|b| rank[b])
+            .max()
             .unwrap_or(0)
     });
     // `at[k]`: the original index now at `k`; `pos[i]`: where original index `i` now is.
@@ -481,12 +503,12 @@ fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
         pos[old] = k;
         k += 1;
     };
-    for a in 0..N {
+    for (r, &a) in coords.iter().enumerate() {
         for i in 0..S {
             place(O::<N, M, K, S>::v(i) + a, swaps);
         }
         for l in 0..M {
-            if last[l] == a {
+            if last[l] == r {
                 for j in 0..st {
                     place(O::<N, M, K, S>::mu(j) + l, swaps);
                 }
