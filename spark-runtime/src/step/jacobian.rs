@@ -299,12 +299,8 @@ where
                 h,
                 v1: O::<N, M, K, S>::V1,
                 leading,
-                order: if ordered {
-                    Some(&order[..leading])
-                } else {
-                    None
-                },
-                spans: if banded { Some(&*spans) } else { None },
+                order: ordered.then(|| &order[..leading]),
+                spans: banded.then_some(&*spans),
             },
         );
         if !out.is_finite() {
@@ -430,7 +426,8 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 /// Holonomic step systems smaller than this factor their blocks with sizes that are constants
 /// in the inlined factorization, one copy per `s̃`. With the leading block's size known only at
 /// run time, the pendulum's Jacobian (9 unknowns at S = 2) took 0.74 against 0.69 µs, the
-/// 4-link chain's (36 unknowns) 4.32 against 4.11 µs.
+/// 4-link chain's (36 unknowns) 4.32 against 4.11 µs. Larger ones are factored within their
+/// rows' nonzero spans ([`lu::factor_banded`]).
 const CONSTANT_BLOCKS_BELOW: usize = 40;
 
 /// Holonomic stage blocks of at least this many unknowns are reordered by [`stage_order`]
