@@ -6,7 +6,8 @@
 //! `cargo run --release --example chain3d`
 //!
 //! With `-- jacobian`: the time of `step` and of `step_with_jacobian` (best of seven runs of 100
-//! calls) for N = 5, 10, 20 instead.
+//! calls) for N = 5, 10, 20 instead, and for N = 5, 10 with a nonholonomic constraint on the
+//! last mass.
 
 use spark::{GaussLobatto, Inputs, Integrator, Lagrangian, Options, State};
 use std::hint::black_box;
@@ -65,10 +66,34 @@ where
     (best, stack)
 }
 
+/// The 3D chain whose last mass may not turn about the vertical axis (`x vy − y vx = 0`): the
+/// coupled holonomic + nonholonomic step and its Jacobian (`-- jacobian`).
+macro_rules! nonholonomic_chain {
+    ($name:ident, $n:literal) => {
+        spark::mechanics! {
+            const N: usize = $n;
+            fn norm2(a: f64, b: f64, c: f64) -> f64 { a.powi(2) + b.powi(2) + c.powi(2) }
+            pub struct $name {
+                coordinates: [x[N], y[N], z[N]],
+                velocities: [vx[N], vy[N], vz[N]],
+                parameters: [g = 9.81],
+                lagrangian: (0..N).map(|i| 0.5 * norm2(vx[i], vy[i], vz[i]) - g * z[i]).sum::<f64>(),
+                holonomic: [
+                    norm2(x[0], y[0], z[0]) - 1.0,
+                    for i in 1..N { norm2(x[i] - x[i - 1], y[i] - y[i - 1], z[i] - z[i - 1]) - 1.0 },
+                ],
+                nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],
+            }
+        }
+    };
+}
+nonholonomic_chain!(NonholonomicChain5, 5);
+nonholonomic_chain!(NonholonomicChain10, 10);
+
 /// Times `step` and `step_with_jacobian` on the chain from the same state (µs per call).
-fn jacobian<Sys, const D: usize, const M: usize>(n: usize, sys: Sys)
+fn jacobian<Sys, const D: usize, const M: usize, const K: usize>(n: usize, sys: Sys)
 where
-    Sys: Lagrangian<D, M, 0> + Inputs<D, 0>,
+    Sys: Lagrangian<D, M, K> + Inputs<D, 0>,
 {
     // The Jacobian's frames grow with D² (about 3.4 MB at N = 20): this thread has 16 MiB.
     let options = Options {
@@ -95,8 +120,9 @@ where
         }
         with = with.min(t0.elapsed().as_secs_f64() * 1e4);
     }
+    let kind = if K > 0 { ", nonholonomic" } else { "" };
     println!(
-        "N = {n:>2}, {D:>2} coordinates: step {step:6.2} µs, step_with_jacobian {with:7.2} µs ({:.1}x)",
+        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs, step_with_jacobian {with:7.2} µs ({:.1}x)",
         with / step
     );
 }
@@ -109,6 +135,8 @@ fn main() {
                 jacobian(5, Chain5::default());
                 jacobian(10, Chain10::default());
                 jacobian(20, Chain20::default());
+                jacobian(5, NonholonomicChain5::default());
+                jacobian(10, NonholonomicChain10::default());
             })
             .expect("thread")
             .join()

@@ -159,12 +159,20 @@ where
         self.assemble_mixed_at(tab, start, &pt, x, None, Some(&mut *jm));
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
-        // Large holonomic systems are factored within their rows' nonzero spans
-        // (`lu::factor_banded`), and their stage blocks first reordered to a band, coordinate
-        // by coordinate (`stage_order`): the matrix is gathered into `kbuf`. (`banded` is a
-        // constant: small systems compile without these buffers and this path.)
-        let banded = K == 0 && len >= CONSTANT_BLOCKS_BELOW;
-        let ordered = banded && O::<N, M, K, S>::stage_len(tab.s_tilde) >= ORDER_FROM;
+        // Large systems are factored within their rows' nonzero spans (`lu::factor_banded`),
+        // after a reordering to a band, coordinate by coordinate (`band_order`), of the
+        // holonomic system's stage block (from `ORDER_FROM` unknowns on) or of the whole
+        // coupled system: the matrix is gathered into `kbuf`. (`banded` is a constant: small
+        // systems compile without these buffers and this path.)
+        let banded = len >= CONSTANT_BLOCKS_BELOW;
+        // Holonomic steps: the matrix is block lower triangular as assembled (see `Offsets`),
+        // and its two diagonal blocks are factored alone (about 3x less work at S = 2).
+        let leading = if K == 0 {
+            O::<N, M, K, S>::stage_len(tab.s_tilde)
+        } else {
+            len
+        };
+        let ordered = banded && leading >= ORDER_FROM;
         let (mut sbuf, mut obuf, mut kbuf);
         let spans: &mut [usize] = if banded {
             sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
@@ -179,41 +187,53 @@ where
             &mut []
         };
         let jm = if ordered {
-            let ns = O::<N, M, K, S>::stage_len(tab.s_tilde);
             let mut abuf = <L<N, M, K, S> as Layout>::fill(0usize);
             let mut qbuf = <L<N, M, K, S> as Layout>::fill(0usize);
             let at = flat::<L<N, M, K, S>, usize>(&mut abuf);
-            stage_order::<N, M, K, S>(
-                &start.gq0,
-                &pt.cons[..tab.s_tilde],
-                &mut order[..ns],
+            // The velocity and multiplier unknowns per coordinate and per constraint: the
+            // stages' (holonomic), also `v1`, `μ_S` and the `ν_j` (coupled).
+            let mut velocities = [[O::<N, M, K, S>::V1; S]; 2];
+            let mut multipliers = [[O::<N, M, K, S>::mu(S); S]; 2];
+            velocities[0] = core::array::from_fn(O::<N, M, K, S>::v);
+            multipliers[0] = core::array::from_fn(O::<N, M, K, S>::mu);
+            let nonholonomic: [usize; S] = core::array::from_fn(O::<N, M, K, S>::nu);
+            let coupled = usize::from(K > 0);
+            band_order(
+                &Couplings::<N, M, K> {
+                    gq0: &start.gq0,
+                    nodes: &pt.cons[..tab.s_tilde],
+                    nonholonomic: (&pt.nhs, Some(&pt.nh1)),
+                },
+                &Slots {
+                    velocities: &velocities.as_flattened()[..S + coupled],
+                    multipliers: if K == 0 {
+                        &multipliers[0][..tab.s_tilde]
+                    } else {
+                        &multipliers.as_flattened()[..S + 1]
+                    },
+                    nonholonomic: &nonholonomic[..S * coupled],
+                },
+                &mut order[..leading],
                 (
-                    &mut at[..ns],
-                    &mut flat::<L<N, M, K, S>, usize>(&mut qbuf)[..ns],
+                    &mut at[..leading],
+                    &mut flat::<L<N, M, K, S>, usize>(&mut qbuf)[..leading],
                 ),
             );
             kbuf = zero_square::<L<N, M, K, S>>();
             let km = flat_square::<L<N, M, K, S>>(&mut kbuf);
-            gather_symmetric(jm, km, len, &at[..ns]);
+            gather_symmetric(jm, km, len, &at[..leading]);
             km
         } else {
             jm
         };
-        // Holonomic steps: the matrix is block lower triangular as assembled (see `Offsets`),
-        // and its two diagonal blocks are factored alone (about 3x less work at S = 2).
-        let leading = if K == 0 {
-            O::<N, M, K, S>::stage_len(tab.s_tilde)
-        } else {
-            len
-        };
-        let factored = if K > 0 {
-            lu::factor_inline(jm, perm, len)
-        } else if len < CONSTANT_BLOCKS_BELOW && tab.s_tilde == S {
-            lu::factor_lower(jm, perm, len, O::<N, M, K, S>::stage_len(S))
-        } else if len < CONSTANT_BLOCKS_BELOW {
-            lu::factor_lower(jm, perm, len, O::<N, M, K, S>::stage_len(S - 1))
-        } else {
+        let factored = if banded {
             lu::factor_banded(jm, perm, spans, len, leading)
+        } else if K > 0 {
+            lu::factor_inline(jm, perm, len)
+        } else if tab.s_tilde == S {
+            lu::factor_lower(jm, perm, len, O::<N, M, K, S>::stage_len(S))
+        } else {
+            lu::factor_lower(jm, perm, len, O::<N, M, K, S>::stage_len(S - 1))
         };
         factored.map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,
@@ -417,7 +437,7 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
     /// ([`lu::factor_lower`]); the system's length when it is factored whole.
     pub leading: usize,
     /// The swaps of a symmetric reordering of the leading rows and columns applied to the
-    /// matrix before it was factored ([`stage_order`]), if any.
+    /// matrix before it was factored ([`band_order`]), if any.
     pub order: Option<&'a [usize]>,
     /// The row spans of the factors, if they come from [`lu::factor_banded`].
     pub spans: Option<&'a [usize]>,
@@ -430,39 +450,80 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 /// rows' nonzero spans ([`lu::factor_banded`]).
 const CONSTANT_BLOCKS_BELOW: usize = 40;
 
-/// Holonomic stage blocks of at least this many unknowns are reordered by [`stage_order`]
+/// Holonomic stage blocks of at least this many unknowns are reordered by [`band_order`]
 /// before they are factored.
 const ORDER_FROM: usize = 40;
 
-/// A fill-reducing symmetric order of the holonomic step system's stage block (`V_1..V_S`,
-/// `μ_0..μ_{s̃−1}` and their rows E1, E3; `s̃ = nodes.len()`), written as swaps into `swaps`
-/// (`swaps[k]`: the row and column exchanged with `k`, in order, as [`lu::factor`]'s pivots).
+/// Which constraints involve which coordinates, for [`band_order`]: a nonzero in `G` at the
+/// start or at a Lobatto node (`holonomic`), in `k_q` or `k_v` at the stages or the end point
+/// (`nonholonomic`).
+struct Couplings<'a, const N: usize, const M: usize, const K: usize> {
+    gq0: &'a SMatrix<f64, M, N>,
+    nodes: &'a [crate::model::blocks::ConstraintJacobian<N, M>],
+    /// At the stages, and at the end point.
+    nonholonomic: (
+        &'a [crate::model::blocks::NonholonomicJacobian<N, K>],
+        Option<&'a crate::model::blocks::NonholonomicJacobian<N, K>>,
+    ),
+}
+
+impl<const N: usize, const M: usize, const K: usize> Couplings<'_, N, M, K> {
+    fn holonomic(&self, l: usize, b: usize) -> bool {
+        self.gq0[(l, b)] != 0.0 || self.nodes.iter().any(|c| c.gq[(l, b)] != 0.0)
+    }
+    fn nonholonomic(&self, l: usize, b: usize) -> bool {
+        let (stages, end) = self.nonholonomic;
+        stages
+            .iter()
+            .chain(end)
+            .any(|k| k.kq[(l, b)] != 0.0 || k.kv[(l, b)] != 0.0)
+    }
+}
+
+/// Where the unknowns of a step system sit, for [`band_order`]: per coordinate the velocity
+/// unknowns at `velocities` (plus the coordinate), per holonomic constraint the multipliers at
+/// `multipliers`, per nonholonomic one those at `nonholonomic` (plus the constraint).
+struct Slots<'a> {
+    velocities: &'a [usize],
+    multipliers: &'a [usize],
+    nonholonomic: &'a [usize],
+}
+
+/// A fill-reducing symmetric order of a step system, or of its leading block, written as swaps
+/// into `swaps` (`swaps[k]`: the row and column exchanged with `k`, in order, as
+/// [`lu::factor`]'s pivots; `swaps.len()` unknowns, all of them listed by `slots`).
 ///
-/// Coordinate by coordinate, the `S` stage velocities of coordinate `a`, then the multipliers
-/// of every constraint whose last coordinate is `a`, with the coordinates sorted by the first
-/// constraint that involves them (a nonzero in `G` at the start or at a Lobatto node). A model
-/// whose constraints couple neighbouring bodies, listed in order (chains, trees), then has a
-/// banded stage block, however its coordinates are declared, which
-/// [`lu::factor_banded`] factors and [`lu::solve_banded`] solves within the band: the 16-link
-/// chain's Jacobian at `S = 2` (a stage block of 96 unknowns) takes 31 % less time, the
-/// 8-link chain's (48) 2 % less (`chain_bench jacobian`, docs/performance.md, session 14).
-/// Any order is exact; the factorization still pivots by rows.
-fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
-    gq0: &SMatrix<f64, M, N>,
-    nodes: &[crate::model::blocks::ConstraintJacobian<N, M>],
+/// Coordinate by coordinate, the velocity unknowns of coordinate `a` (the `S` stage velocities,
+/// and `v1` in the coupled system), then the multipliers of every constraint whose last
+/// coordinate is `a`, with the coordinates sorted by the first constraint that involves them
+/// (holonomic constraints first, then nonholonomic ones). A model whose constraints join
+/// neighbouring bodies, listed in order (chains, trees), then has a banded system, however its
+/// coordinates are declared, which [`lu::factor_banded`] factors and [`lu::solve_banded`]
+/// solves within the band: the 16-link chain's Jacobian at `S = 2` (a stage block of 96
+/// unknowns) takes 31 % less time, the 8-link chain's (48) 2 % less (`chain_bench jacobian`,
+/// docs/performance.md, session 14). Any order is exact; the factorization still pivots by
+/// rows.
+fn band_order<const N: usize, const M: usize, const K: usize>(
+    couplings: &Couplings<'_, N, M, K>,
+    slots: &Slots<'_>,
     swaps: &mut [usize],
     (at, pos): (&mut [usize], &mut [usize]),
 ) {
-    type O<const N: usize, const M: usize, const K: usize, const S: usize> = Offsets<N, M, K, S>;
-    let st = nodes.len();
     let ns = swaps.len();
-    let touches =
-        |l: usize, b: usize| gq0[(l, b)] != 0.0 || nodes.iter().any(|c| c.gq[(l, b)] != 0.0);
     // The coordinates by the first constraint that involves them (those in none last), in
     // their declared order among equals: body by body for a chain whether its coordinates
     // are declared body by body or axis by axis (`x[N], y[N]`). An insertion sort: N is small
     // next to the elimination this order saves.
-    let key: [usize; N] = core::array::from_fn(|b| (0..M).find(|&l| touches(l, b)).unwrap_or(M));
+    let key: [usize; N] = core::array::from_fn(|b| {
+        (0..M)
+            .find(|&l| couplings.holonomic(l, b))
+            .or_else(|| {
+                (0..K)
+                    .find(|&l| couplings.nonholonomic(l, b))
+                    .map(|l| M + l)
+            })
+            .unwrap_or(M + K)
+    });
     let mut coords: [usize; N] = core::array::from_fn(|b| b);
     for i in 1..N {
         let mut j = i;
@@ -476,13 +537,15 @@ fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
     for (r, &b) in coords.iter().enumerate() {
         rank[b] = r;
     }
-    let last: [usize; M] = core::array::from_fn(|l| {
+    let last_of = |involves: &dyn Fn(usize) -> bool| {
         (0..N)
-            .filter(|&b| touches(l, b))
+            .filter(|&b| involves(b))
             .map(|b| rank[b])
             .max()
             .unwrap_or(0)
-    });
+    };
+    let last: [usize; M] = core::array::from_fn(|l| last_of(&|b| couplings.holonomic(l, b)));
+    let last_nh: [usize; K] = core::array::from_fn(|l| last_of(&|b| couplings.nonholonomic(l, b)));
     // `at[k]`: the original index now at `k`; `pos[i]`: where original index `i` now is.
     let (at, pos) = (&mut at[..ns], &mut pos[..ns]);
     for i in 0..ns {
@@ -501,13 +564,20 @@ fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
         k += 1;
     };
     for (r, &a) in coords.iter().enumerate() {
-        for i in 0..S {
-            place(O::<N, M, K, S>::v(i) + a, swaps);
+        for &v in slots.velocities {
+            place(v + a, swaps);
         }
         for l in 0..M {
             if last[l] == r {
-                for j in 0..st {
-                    place(O::<N, M, K, S>::mu(j) + l, swaps);
+                for &m in slots.multipliers {
+                    place(m + l, swaps);
+                }
+            }
+        }
+        for l in 0..K {
+            if last_nh[l] == r {
+                for &m in slots.nonholonomic {
+                    place(m + l, swaps);
                 }
             }
         }
@@ -516,7 +586,7 @@ fn stage_order<const N: usize, const M: usize, const K: usize, const S: usize>(
 }
 
 /// `to = P from Pᵀ` for the row-major `len × len` matrix `from` whose leading `ns = at.len()`
-/// rows and columns are reordered, `at[k]` the original index of the new `k`-th ([`stage_order`]);
+/// rows and columns are reordered, `at[k]` the original index of the new `k`-th ([`band_order`]);
 /// the upper right block (leading rows, trailing columns), zero in a block lower triangular
 /// matrix, is left as `to` holds it.
 fn gather_symmetric(from: &[f64], to: &mut [f64], len: usize, at: &[usize]) {
