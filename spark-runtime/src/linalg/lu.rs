@@ -175,6 +175,54 @@ pub(crate) fn factor_banded(
     eliminate_banded(a, perm, &mut spans, n, (ns, n), tiny)
 }
 
+/// `P a Pᵀ` in place, for the row-major `len × len` matrix `a` and the permutation `P` of its
+/// leading `swaps.len()` rows and columns given both as the swaps that produce it (in order,
+/// as [`factor`]'s pivots) and as `at` (`at[k]`: the original index of the new `k`-th); `tmp`
+/// is scratch of at least that length. The rows are swapped whole, then each row's leading
+/// entries gathered through `tmp`: no second matrix.
+pub(crate) fn permute_symmetric(
+    a: &mut [f64],
+    len: usize,
+    (swaps, at): (&[usize], &[usize]),
+    tmp: &mut [f64],
+) {
+    let ns = swaps.len();
+    debug_assert!(at.len() == ns && tmp.len() >= ns && a.len() == len * len);
+    for (k, &p) in swaps.iter().enumerate() {
+        if p != k {
+            let (upper, lower) = a.split_at_mut(p * len);
+            upper[k * len..(k + 1) * len].swap_with_slice(&mut lower[..len]);
+        }
+    }
+    let tmp = &mut tmp[..ns];
+    for row in a.chunks_exact_mut(len) {
+        for (t, &c) in tmp.iter_mut().zip(at) {
+            *t = row[c];
+        }
+        row[..ns].copy_from_slice(tmp);
+    }
+}
+
+/// Applies the swaps of a permutation (as in [`permute_symmetric`]) to the rows of the
+/// row-major `· × r` matrix `x`, in order (`forward`: `x ← P x`) or in reverse (`x ← Pᵀ x`).
+pub(crate) fn permute_rows(x: &mut [f64], r: usize, swaps: &[usize], forward: bool) {
+    let mut swap = |k: usize, p: usize| {
+        if p != k {
+            let (upper, lower) = x.split_at_mut(p * r);
+            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
+        }
+    };
+    if forward {
+        for (k, &p) in swaps.iter().enumerate() {
+            swap(k, p);
+        }
+    } else {
+        for (k, &p) in swaps.iter().enumerate().rev() {
+            swap(k, p);
+        }
+    }
+}
+
 /// The row spans of [`factor_banded`].
 struct Spans<'a> {
     first: &'a mut [usize],

@@ -162,8 +162,8 @@ where
         // Large systems are factored within their rows' nonzero spans (`lu::factor_banded`),
         // after a reordering to a band, coordinate by coordinate (`band_order`), of the
         // holonomic system's stage block (from `ORDER_FROM` unknowns on) or of the whole
-        // coupled system: the matrix is gathered into `kbuf`. (`banded` is a constant: small
-        // systems compile without these buffers and this path.)
+        // coupled system, in place. (`banded` is a constant: small systems compile without
+        // these buffers and this path.)
         let banded = len >= CONSTANT_BLOCKS_BELOW;
         // Holonomic steps: the matrix is block lower triangular as assembled (see `Offsets`),
         // and its two diagonal blocks are factored alone (about 3x less work at S = 2).
@@ -173,7 +173,7 @@ where
             len
         };
         let ordered = banded && leading >= ORDER_FROM;
-        let (mut sbuf, mut obuf, mut kbuf);
+        let (mut sbuf, mut obuf);
         let spans: &mut [usize] = if banded {
             sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
             flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf)
@@ -186,7 +186,7 @@ where
         } else {
             &mut []
         };
-        let jm = if ordered {
+        if ordered {
             let mut abuf = <L<N, M, K, S> as Layout>::fill(0usize);
             let mut qbuf = <L<N, M, K, S> as Layout>::fill(0usize);
             let at = flat::<L<N, M, K, S>, usize>(&mut abuf);
@@ -219,13 +219,14 @@ where
                     &mut flat::<L<N, M, K, S>, usize>(&mut qbuf)[..leading],
                 ),
             );
-            kbuf = zero_square::<L<N, M, K, S>>();
-            let km = flat_square::<L<N, M, K, S>>(&mut kbuf);
-            gather_symmetric(jm, km, len, &at[..leading]);
-            km
-        } else {
-            jm
-        };
+            let mut tbuf = <L<N, M, K, S> as Layout>::fill(0.0);
+            lu::permute_symmetric(
+                jm,
+                len,
+                (&order[..leading], &at[..leading]),
+                flat::<L<N, M, K, S>, f64>(&mut tbuf),
+            );
+        }
         let factored = if banded {
             lu::factor_banded(jm, perm, spans, len, leading)
         } else if K > 0 {
@@ -585,24 +586,6 @@ fn band_order<const N: usize, const M: usize, const K: usize>(
     debug_assert_eq!(k, ns);
 }
 
-/// `to = P from Pᵀ` for the row-major `len × len` matrix `from` whose leading `ns = at.len()`
-/// rows and columns are reordered, `at[k]` the original index of the new `k`-th ([`band_order`]);
-/// the upper right block (leading rows, trailing columns), zero in a block lower triangular
-/// matrix, is left as `to` holds it.
-fn gather_symmetric(from: &[f64], to: &mut [f64], len: usize, at: &[usize]) {
-    let ns = at.len();
-    for (r, row) in to.chunks_exact_mut(len).enumerate() {
-        let src = if r < ns { at[r] } else { r };
-        let src = &from[src * len..(src + 1) * len];
-        for (x, &c) in row[..ns].iter_mut().zip(at) {
-            *x = src[c];
-        }
-        if r >= ns {
-            row[ns..].copy_from_slice(&src[ns..]);
-        }
-    }
-}
-
 /// A buffer for the `2N + U` right-hand sides of [`solve_sensitivities`]: `2N + U` copies of a
 /// step system's layout `L`, used as the `len × (2N + U)` row-major matrix of `lu::solve_many`.
 pub(crate) type Columns<L, const N: usize, const U: usize> =
@@ -649,25 +632,15 @@ pub(crate) fn solve_sensitivities<const N: usize, const U: usize, const S: usize
         });
     }
     // The reordered system `(P F_x Pᵀ)(P dx) = P b`: P is the swaps in order, Pᵀ in reverse.
-    let swap_rows = |rhs: &mut [f64], k: usize, p: usize| {
-        if p != k {
-            let (upper, lower) = rhs.split_at_mut(p * r);
-            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
-        }
-    };
     if let Some(order) = s.order {
-        for (k, &p) in order.iter().enumerate() {
-            swap_rows(rhs, k, p);
-        }
+        lu::permute_rows(rhs, r, order, true);
     }
     match s.spans {
         Some(spans) => lu::solve_banded(jm, perm, spans, rhs, (len, r, s.leading)),
         None => lu::solve_many_lower(jm, perm, rhs, len, r, s.leading),
     }
     if let Some(order) = s.order {
-        for (k, &p) in order.iter().enumerate().rev() {
-            swap_rows(rhs, k, p);
-        }
+        lu::permute_rows(rhs, r, order, false);
     }
     for c in 0..r {
         // q1 = q0 + h Σ b_j V_j, v1.
