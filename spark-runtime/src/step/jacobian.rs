@@ -32,6 +32,7 @@ use crate::options::StepStats;
 use crate::step::assembly::{add_scaled, MomentumWeights, StageEvaluations, ZeroBlocks};
 use crate::step::holonomic::Retain;
 use crate::step::mixed::{moment_weight, system_len, MixedLayout, MixedPoint, Offsets};
+use crate::step::ordering::{reorder, Couplings, ORDER_FROM};
 use crate::step::start::StepStart;
 use crate::step::Problem;
 use crate::tableau::SparkTableau;
@@ -187,45 +188,12 @@ where
             &mut []
         };
         if ordered {
-            let mut abuf = <L<N, M, K, S> as Layout>::fill(0usize);
-            let mut qbuf = <L<N, M, K, S> as Layout>::fill(0usize);
-            let at = flat::<L<N, M, K, S>, usize>(&mut abuf);
-            // The velocity and multiplier unknowns per coordinate and per constraint: the
-            // stages' (holonomic), also `v1`, `μ_S` and the `ν_j` (coupled).
-            let mut velocities = [[O::<N, M, K, S>::V1; S]; 2];
-            let mut multipliers = [[O::<N, M, K, S>::mu(S); S]; 2];
-            velocities[0] = core::array::from_fn(O::<N, M, K, S>::v);
-            multipliers[0] = core::array::from_fn(O::<N, M, K, S>::mu);
-            let nonholonomic: [usize; S] = core::array::from_fn(O::<N, M, K, S>::nu);
-            let coupled = usize::from(K > 0);
-            band_order(
-                &Couplings::<N, M, K> {
-                    gq0: &start.gq0,
-                    nodes: &pt.cons[..tab.s_tilde],
-                    nonholonomic: (&pt.nhs, Some(&pt.nh1)),
-                },
-                &Slots {
-                    velocities: &velocities.as_flattened()[..S + coupled],
-                    multipliers: if K == 0 {
-                        &multipliers[0][..tab.s_tilde]
-                    } else {
-                        &multipliers.as_flattened()[..S + 1]
-                    },
-                    nonholonomic: &nonholonomic[..S * coupled],
-                },
-                &mut order[..leading],
-                (
-                    &mut at[..leading],
-                    &mut flat::<L<N, M, K, S>, usize>(&mut qbuf)[..leading],
-                ),
-            );
-            let mut tbuf = <L<N, M, K, S> as Layout>::fill(0.0);
-            lu::permute_symmetric(
-                jm,
-                len,
-                (&order[..leading], &at[..leading]),
-                flat::<L<N, M, K, S>, f64>(&mut tbuf),
-            );
+            let couplings = Couplings::<N, M, K> {
+                gq0: &start.gq0,
+                nodes: &pt.cons[..tab.s_tilde],
+                nonholonomic: (&pt.nhs, Some(&pt.nh1)),
+            };
+            reorder::<N, M, K, S>(jm, &couplings, tab.s_tilde, order);
         }
         let factored = if banded {
             lu::factor_banded(jm, perm, spans, len, leading)
@@ -450,141 +418,6 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 /// 4-link chain's (36 unknowns) 4.32 against 4.11 µs. Larger ones are factored within their
 /// rows' nonzero spans ([`lu::factor_banded`]).
 const CONSTANT_BLOCKS_BELOW: usize = 40;
-
-/// Holonomic stage blocks of at least this many unknowns are reordered by [`band_order`]
-/// before they are factored.
-const ORDER_FROM: usize = 40;
-
-/// Which constraints involve which coordinates, for [`band_order`]: a nonzero in `G` at the
-/// start or at a Lobatto node (`holonomic`), in `k_q` or `k_v` at the stages or the end point
-/// (`nonholonomic`).
-struct Couplings<'a, const N: usize, const M: usize, const K: usize> {
-    gq0: &'a SMatrix<f64, M, N>,
-    nodes: &'a [crate::model::blocks::ConstraintJacobian<N, M>],
-    /// At the stages, and at the end point.
-    nonholonomic: (
-        &'a [crate::model::blocks::NonholonomicJacobian<N, K>],
-        Option<&'a crate::model::blocks::NonholonomicJacobian<N, K>>,
-    ),
-}
-
-impl<const N: usize, const M: usize, const K: usize> Couplings<'_, N, M, K> {
-    fn holonomic(&self, l: usize, b: usize) -> bool {
-        self.gq0[(l, b)] != 0.0 || self.nodes.iter().any(|c| c.gq[(l, b)] != 0.0)
-    }
-    fn nonholonomic(&self, l: usize, b: usize) -> bool {
-        let (stages, end) = self.nonholonomic;
-        stages
-            .iter()
-            .chain(end)
-            .any(|k| k.kq[(l, b)] != 0.0 || k.kv[(l, b)] != 0.0)
-    }
-}
-
-/// Where the unknowns of a step system sit, for [`band_order`]: per coordinate the velocity
-/// unknowns at `velocities` (plus the coordinate), per holonomic constraint the multipliers at
-/// `multipliers`, per nonholonomic one those at `nonholonomic` (plus the constraint).
-struct Slots<'a> {
-    velocities: &'a [usize],
-    multipliers: &'a [usize],
-    nonholonomic: &'a [usize],
-}
-
-/// A fill-reducing symmetric order of a step system, or of its leading block, written as swaps
-/// into `swaps` (`swaps[k]`: the row and column exchanged with `k`, in order, as
-/// [`lu::factor`]'s pivots; `swaps.len()` unknowns, all of them listed by `slots`).
-///
-/// Coordinate by coordinate, the velocity unknowns of coordinate `a` (the `S` stage velocities,
-/// and `v1` in the coupled system), then the multipliers of every constraint whose last
-/// coordinate is `a`, with the coordinates sorted by the first constraint that involves them
-/// (holonomic constraints first, then nonholonomic ones). A model whose constraints join
-/// neighbouring bodies, listed in order (chains, trees), then has a banded system, however its
-/// coordinates are declared, which [`lu::factor_banded`] factors and [`lu::solve_banded`]
-/// solves within the band: the 16-link chain's Jacobian at `S = 2` (a stage block of 96
-/// unknowns) takes 31 % less time, the 8-link chain's (48) 2 % less (`chain_bench jacobian`,
-/// docs/performance.md, session 14). Any order is exact; the factorization still pivots by
-/// rows.
-fn band_order<const N: usize, const M: usize, const K: usize>(
-    couplings: &Couplings<'_, N, M, K>,
-    slots: &Slots<'_>,
-    swaps: &mut [usize],
-    (at, pos): (&mut [usize], &mut [usize]),
-) {
-    let ns = swaps.len();
-    // The coordinates by the first constraint that involves them (those in none last), in
-    // their declared order among equals: body by body for a chain whether its coordinates
-    // are declared body by body or axis by axis (`x[N], y[N]`). An insertion sort: N is small
-    // next to the elimination this order saves.
-    let key: [usize; N] = core::array::from_fn(|b| {
-        (0..M)
-            .find(|&l| couplings.holonomic(l, b))
-            .or_else(|| {
-                (0..K)
-                    .find(|&l| couplings.nonholonomic(l, b))
-                    .map(|l| M + l)
-            })
-            .unwrap_or(M + K)
-    });
-    let mut coords: [usize; N] = core::array::from_fn(|b| b);
-    for i in 1..N {
-        let mut j = i;
-        while j > 0 && key[coords[j - 1]] > key[coords[j]] {
-            coords.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-    // Each constraint's multipliers go after its last coordinate in that order.
-    let mut rank = [0usize; N];
-    for (r, &b) in coords.iter().enumerate() {
-        rank[b] = r;
-    }
-    let last_of = |involves: &dyn Fn(usize) -> bool| {
-        (0..N)
-            .filter(|&b| involves(b))
-            .map(|b| rank[b])
-            .max()
-            .unwrap_or(0)
-    };
-    let last: [usize; M] = core::array::from_fn(|l| last_of(&|b| couplings.holonomic(l, b)));
-    let last_nh: [usize; K] = core::array::from_fn(|l| last_of(&|b| couplings.nonholonomic(l, b)));
-    // `at[k]`: the original index now at `k`; `pos[i]`: where original index `i` now is.
-    let (at, pos) = (&mut at[..ns], &mut pos[..ns]);
-    for i in 0..ns {
-        at[i] = i;
-        pos[i] = i;
-    }
-    let mut k = 0;
-    let mut place = |old: usize, swaps: &mut [usize]| {
-        let p = pos[old];
-        swaps[k] = p;
-        let moved = at[k];
-        at[p] = moved;
-        pos[moved] = p;
-        at[k] = old;
-        pos[old] = k;
-        k += 1;
-    };
-    for (r, &a) in coords.iter().enumerate() {
-        for &v in slots.velocities {
-            place(v + a, swaps);
-        }
-        for l in 0..M {
-            if last[l] == r {
-                for &m in slots.multipliers {
-                    place(m + l, swaps);
-                }
-            }
-        }
-        for l in 0..K {
-            if last_nh[l] == r {
-                for &m in slots.nonholonomic {
-                    place(m + l, swaps);
-                }
-            }
-        }
-    }
-    debug_assert_eq!(k, ns);
-}
 
 /// A buffer for the `2N + U` right-hand sides of [`solve_sensitivities`]: `2N + U` copies of a
 /// step system's layout `L`, used as the `len × (2N + U)` row-major matrix of `lu::solve_many`.

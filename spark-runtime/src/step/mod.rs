@@ -27,6 +27,7 @@ pub mod mixed;
 pub mod multipliers;
 pub mod odae;
 pub(crate) mod odae_jacobian;
+pub(crate) mod ordering;
 pub(crate) mod project;
 mod stage_matrix;
 pub(crate) mod start;
