@@ -66,29 +66,10 @@ where
     (best, stack)
 }
 
-/// The 3D chain whose last mass may not turn about the vertical axis (`x vy − y vx = 0`): the
-/// coupled holonomic + nonholonomic step and its Jacobian (`-- jacobian`).
-macro_rules! nonholonomic_chain {
-    ($name:ident, $n:literal) => {
-        spark::mechanics! {
-            const N: usize = $n;
-            fn norm2(a: f64, b: f64, c: f64) -> f64 { a.powi(2) + b.powi(2) + c.powi(2) }
-            pub struct $name {
-                coordinates: [x[N], y[N], z[N]],
-                velocities: [vx[N], vy[N], vz[N]],
-                parameters: [g = 9.81],
-                lagrangian: (0..N).map(|i| 0.5 * norm2(vx[i], vy[i], vz[i]) - g * z[i]).sum::<f64>(),
-                holonomic: [
-                    norm2(x[0], y[0], z[0]) - 1.0,
-                    for i in 1..N { norm2(x[i] - x[i - 1], y[i] - y[i - 1], z[i] - z[i - 1]) - 1.0 },
-                ],
-                nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],
-            }
-        }
-    };
-}
-nonholonomic_chain!(NonholonomicChain5, 5);
-nonholonomic_chain!(NonholonomicChain10, 10);
+// The 3D chains whose last mass may not turn about the vertical axis (`x vy − y vx = 0`): the
+// coupled holonomic + nonholonomic step and its Jacobian (`-- jacobian`).
+chain!(NonholonomicChain5, 5, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
+chain!(NonholonomicChain10, 10, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
 
 /// Times `step` and `step_with_jacobian` on the chain from the same state (µs per call).
 fn jacobian<Sys, const D: usize, const M: usize, const K: usize>(n: usize, sys: Sys)

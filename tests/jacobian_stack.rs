@@ -60,29 +60,10 @@ mod bound {
     hamiltonian_chain!(HChain5, 5);
     hamiltonian_chain!(HChain10, 10);
 
-    /// The 3D chain whose last mass may not turn about the vertical axis (`x vy − y vx = 0`): the
-    /// coupled holonomic + nonholonomic path, and EMPRK's.
-    macro_rules! nonholonomic_chain {
-        ($name:ident, $n:literal) => {
-            spark::mechanics! {
-                const N: usize = $n;
-                fn norm2(a: f64, b: f64, c: f64) -> f64 { a.powi(2) + b.powi(2) + c.powi(2) }
-                pub struct $name {
-                    coordinates: [x[N], y[N], z[N]],
-                    velocities: [vx[N], vy[N], vz[N]],
-                    parameters: [g = 9.81],
-                    lagrangian: (0..N).map(|i| 0.5 * norm2(vx[i], vy[i], vz[i]) - g * z[i]).sum::<f64>(),
-                    holonomic: [
-                        norm2(x[0], y[0], z[0]) - 1.0,
-                        for i in 1..N { norm2(x[i] - x[i - 1], y[i] - y[i - 1], z[i] - z[i - 1]) - 1.0 },
-                    ],
-                    nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],
-                }
-            }
-        };
-    }
-    nonholonomic_chain!(NChain5, 5);
-    nonholonomic_chain!(NChain10, 10);
+    // The 3D chain whose last mass may not turn about the vertical axis (`x vy − y vx = 0`):
+    // the coupled holonomic + nonholonomic path, and EMPRK's.
+    chain!(NChain5, 5, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
+    chain!(NChain10, 10, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
 
     /// Measured stack and estimate of one step Jacobian from `s0`, any state kind.
     fn measured<Sys, Meth, St, const D: usize, const M: usize, const K: usize>(

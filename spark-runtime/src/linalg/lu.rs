@@ -63,6 +63,30 @@ fn pivot_floor(a: &[f64], n: usize) -> Result<f64, Singular> {
     Ok(scale * f64::EPSILON * (n as f64))
 }
 
+/// Partial pivoting for column `k` of the row-major `n`-column matrix `a` among the rows
+/// `k..=last`: the row with the largest entry is swapped (whole) into row `k` and returned;
+/// [`Singular`] if that entry is below `tiny` or zero.
+#[inline(always)]
+fn pivot(a: &mut [f64], n: usize, k: usize, last: usize, tiny: f64) -> Result<usize, Singular> {
+    let mut p = k;
+    let mut best = a[k * n + k].abs();
+    for r in k + 1..=last {
+        let x = a[r * n + k].abs();
+        if x > best {
+            best = x;
+            p = r;
+        }
+    }
+    if best <= tiny || best == 0.0 {
+        return Err(Singular { column: k });
+    }
+    if p != k {
+        let (upper, lower) = a.split_at_mut(p * n);
+        upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
+    }
+    Ok(p)
+}
+
 /// Gaussian elimination with partial pivoting of the diagonal block `[lo, hi)` of the
 /// row-major `n × n` matrix `a`, in place: pivots from the block's rows (whole rows are
 /// swapped), row operations within the block's columns.
@@ -75,23 +99,7 @@ fn eliminate(
     tiny: f64,
 ) -> Result<(), Singular> {
     for k in lo..hi {
-        let mut p = k;
-        let mut best = a[k * n + k].abs();
-        for r in k + 1..hi {
-            let x = a[r * n + k].abs();
-            if x > best {
-                best = x;
-                p = r;
-            }
-        }
-        if best <= tiny || best == 0.0 {
-            return Err(Singular { column: k });
-        }
-        perm[k] = p;
-        if p != k {
-            let (upper, lower) = a.split_at_mut(p * n);
-            upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
-        }
+        perm[k] = pivot(a, n, k, hi - 1, tiny)?;
         // Row operations on whole slices: no bounds checks in the inner loop, which the
         // compiler then vectorises.
         let (done, rest) = a.split_at_mut((k + 1) * n);
@@ -271,22 +279,9 @@ fn eliminate_banded(
     }
     for k in lo..hi {
         let bottom = perm[k];
-        let mut p = k;
-        let mut best = a[k * n + k].abs();
-        for r in k + 1..=bottom {
-            let x = a[r * n + k].abs();
-            if x > best {
-                best = x;
-                p = r;
-            }
-        }
-        if best <= tiny || best == 0.0 {
-            return Err(Singular { column: k });
-        }
+        let p = pivot(a, n, k, bottom, tiny)?;
         perm[k] = p;
         if p != k {
-            let (upper, lower) = a.split_at_mut(p * n);
-            upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
             spans.first.swap(k, p);
             spans.last.swap(k, p);
             spans.b_first.swap(k, p);
