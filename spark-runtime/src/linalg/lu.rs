@@ -964,6 +964,40 @@ mod tests {
         assert_eq!(factored, 5, "every test matrix is regular");
     }
 
+    /// The banded factorization reports what `factor_lower` reports: a singular block (a
+    /// zero column below the diagonal, which no row in reach can fix; a rank-deficient pair
+    /// of rows) at the same column, and a non-finite entry.
+    #[test]
+    fn banded_factorization_reports_singular_and_non_finite() {
+        let (n, ns) = (12, 8);
+        let base = banded_test_matrix(n, ns, 2, 7);
+        type Spoil = fn(&mut [f64; 400], usize);
+        let cases: [(&str, Spoil); 3] = [
+            ("zero column", |a, n| {
+                for r in 0..8 {
+                    a[r * n + 5] = 0.0;
+                }
+            }),
+            ("dependent rows", |a, n| {
+                for c in 0..n {
+                    a[10 * n + c] = 2.0 * a[9 * n + c];
+                }
+            }),
+            ("not finite", |a, n| a[3 * n + 4] = f64::NAN),
+        ];
+        for (label, spoil) in cases {
+            let mut a = base;
+            spoil(&mut a, n);
+            let (mut plain, mut banded) = (a, a);
+            let (mut pp, mut pb) = ([0usize; 20], [0usize; 20]);
+            let mut spans = [0usize; 80];
+            let want = factor_lower(&mut plain[..n * n], &mut pp[..n], n, ns);
+            let got = factor_banded(&mut banded[..n * n], &mut pb[..n], &mut spans[..48], n, ns);
+            assert!(want.is_err(), "{label}: the test matrix must be singular");
+            assert_eq!(got, want, "{label}");
+        }
+    }
+
     #[test]
     fn reports_singular_and_non_finite() {
         let mut a = [1.0, 2.0, 2.0, 4.0];
