@@ -196,12 +196,7 @@ pub(crate) fn permute_symmetric(
 ) {
     let ns = swaps.len();
     debug_assert!(at.len() == ns && tmp.len() >= ns && a.len() == len * len);
-    for (k, &p) in swaps.iter().enumerate() {
-        if p != k {
-            let (upper, lower) = a.split_at_mut(p * len);
-            upper[k * len..(k + 1) * len].swap_with_slice(&mut lower[..len]);
-        }
-    }
+    permute_rows(a, len, swaps, true);
     let tmp = &mut tmp[..ns];
     for row in a.chunks_exact_mut(len) {
         for (t, &c) in tmp.iter_mut().zip(at) {
@@ -211,8 +206,9 @@ pub(crate) fn permute_symmetric(
     }
 }
 
-/// Applies the swaps of a permutation (as in [`permute_symmetric`]) to the rows of the
-/// row-major `· × r` matrix `x`, in order (`forward`: `x ← P x`) or in reverse (`x ← Pᵀ x`).
+/// Applies the swaps of a permutation (as in [`permute_symmetric`], or [`factor`]'s pivots) to
+/// the rows of the row-major `· × r` matrix `x`, in order (`forward`: `x ← P x`) or in reverse
+/// (`x ← Pᵀ x`).
 pub(crate) fn permute_rows(x: &mut [f64], r: usize, swaps: &[usize], forward: bool) {
     let mut swap = |k: usize, p: usize| {
         if p != k {
@@ -323,13 +319,7 @@ pub(crate) fn solve_banded(
     let (first, rest) = spans[..4 * n].split_at(n);
     let (last, rest) = rest.split_at(n);
     let (b_first, b_last) = rest.split_at(n);
-    for k in 0..n {
-        let p = perm[k];
-        if p != k {
-            let (upper, lower) = x.split_at_mut(p * r);
-            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
-        }
-    }
+    permute_rows(x, r, &perm[..n], true);
     let forward = |x: &mut [f64], lo: usize, hi: usize| {
         for i in lo..hi {
             let from = first[i].min(i);
@@ -421,13 +411,7 @@ pub fn solve_many_lower(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: 
     debug_assert!(lu.len() == n * n && perm.len() == n && x.len() == n * r && ns <= n);
     let lu = &lu[..n * n];
     let x = &mut x[..n * r];
-    for k in 0..n {
-        let p = perm[k];
-        if p != k {
-            let (upper, lower) = x.split_at_mut(p * r);
-            upper[k * r..(k + 1) * r].swap_with_slice(&mut lower[..r]);
-        }
-    }
+    permute_rows(x, r, &perm[..n], true);
     // `x_i −= Σ_{j ∈ [lo, hi)} m_ij x_j` for the rows `i` in `rows`, `hi = i` unless given:
     // the forward substitution of a block (`lo` its first row) and, with `lo = 0` and the
     // stage rows solved, `B x_s`.

@@ -191,7 +191,7 @@ where
             let couplings = Couplings::<N, M, K> {
                 gq0: &start.gq0,
                 nodes: &pt.cons[..tab.s_tilde],
-                nonholonomic: (&pt.nhs, Some(&pt.nh1)),
+                nonholonomic: (&pt.nhs, &pt.nh1),
             };
             reorder::<N, M, K, S>(jm, &couplings, tab.s_tilde, order);
         }

@@ -31,7 +31,7 @@ pub(crate) struct Couplings<'a, const N: usize, const M: usize, const K: usize> 
     /// At the stages, and at the end point.
     pub nonholonomic: (
         &'a [NonholonomicJacobian<N, K>],
-        Option<&'a NonholonomicJacobian<N, K>>,
+        &'a NonholonomicJacobian<N, K>,
     ),
 }
 
@@ -43,7 +43,7 @@ impl<const N: usize, const M: usize, const K: usize> Couplings<'_, N, M, K> {
         let (stages, end) = self.nonholonomic;
         stages
             .iter()
-            .chain(end)
+            .chain([end])
             .any(|k| k.kq[(l, b)] != 0.0 || k.kv[(l, b)] != 0.0)
     }
 }
