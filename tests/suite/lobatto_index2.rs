@@ -6,18 +6,18 @@
 //! hand-coded reduced form, symmetry, the exact Jacobian against finite differences, and the
 //! error paths.
 //!
-//! `cargo test --release --test lobatto_index2 -- --nocapture` prints the errors.
+//! `cargo test --release --test suite lobatto_index2:: -- --nocapture` prints the errors.
 
-mod common;
+use crate::common;
 
 use spark::lobatto_index2::{consistent_multiplier, step_with_multiplier, system_len};
 use spark::nalgebra::SVector;
 use spark::{Error, GaussLobatto, Integrator, LobattoIIIABIndex2, Method, Options, State};
 use spark_runtime::step::Problem;
 
-include!("../examples/models/index2_particle.rs");
+include!("../../examples/models/index2_particle.rs");
 
-include!("../examples/models/inclined_skate.rs");
+include!("../../examples/models/inclined_skate.rs");
 
 spark::mechanics! {
     /// A test model with every second derivative nonzero: configuration-dependent mass, a

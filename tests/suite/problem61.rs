@@ -1,9 +1,9 @@
 //! Test problem (6.1) through the macro's DAE form: order 2s in y and z against the exact
 //! solution (000 figures 6.1, 6.2), for s = 1, 2, 3.
 
-mod common;
+use crate::common;
 
-include!("../examples/models/problem61.rs");
+include!("../../examples/models/problem61.rs");
 
 use spark::{dae, GaussLobatto, Integrator, Method, Options};
 

@@ -3,7 +3,7 @@
 //! either continue the parallelogram motion (energy kept, coupler not rotating) or fail with
 //! the state untouched, and it may fail only close to the change point.
 
-include!("../examples/models/four_bar.rs");
+include!("../../examples/models/four_bar.rs");
 
 use spark::{Emprk, Error, GaussLobatto, Integrator, Method, Options, State};
 

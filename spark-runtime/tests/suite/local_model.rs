@@ -1,7 +1,7 @@
 //! Tests of the local-model integrators RKLM and SRKLM (Jay, JCAM 204 (2007), §§5–7,
 //! equations (18), (20), (22a–e), Theorem 6).
 //!
-//! Run `cargo test -p spark-runtime --test local_model -- --nocapture` to see the measured
+//! Run `cargo test -p spark-runtime --test suite local_model:: -- --nocapture` to see the measured
 //! errors and orders.
 
 use nalgebra::{Matrix2, Vector2};

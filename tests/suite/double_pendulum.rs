@@ -1,10 +1,10 @@
 //! A double pendulum in Cartesian coordinates: order 2s against a reference computed in angles.
 
-mod common;
+use crate::common;
 
 use spark::{GaussLobatto, Integrator, Method, State};
 
-include!("../examples/models/double_pendulum.rs");
+include!("../../examples/models/double_pendulum.rs");
 
 const SYS: DoublePendulum = DoublePendulum {
     m1: 1.0,

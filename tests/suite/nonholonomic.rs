@@ -3,14 +3,14 @@
 //! plane of the thesis (§8.3.2, with ℓ = 1: the printed ℓ = 2 is inconsistent with the printed
 //! initial positions). Orders 2s, |k| and the holonomic residuals after every step.
 
-mod common;
+use crate::common;
 
 use common::run;
 
 use spark::{GaussLobatto, Integrator, Method, State, SymplecticEuler};
 
-include!("../examples/models/nonholonomic_particle.rs");
-include!("../examples/models/skate.rs");
+include!("../../examples/models/nonholonomic_particle.rs");
+include!("../../examples/models/skate.rs");
 
 fn max_diff<const N: usize>(a: &State<N>, b: &State<N>) -> f64 {
     (0..N).fold(0.0f64, |m, i| {
@@ -111,7 +111,7 @@ fn project_enforces_k_and_natural_symplectic_euler_says_unsupported() {
     let (_, w) = sim.constraint_residual(&s);
     assert!(w < 1e-14, "{w:e}");
     sim.step(&mut s).unwrap();
-    // (LobattoIIIAB supports nonholonomic constraints now: tests/nonholonomic_lobatto.rs.)
+    // (LobattoIIIAB supports nonholonomic constraints now: tests/suite/nonholonomic_lobatto.rs.)
     let mut lob = Integrator::<Particle, SymplecticEuler>::new(Particle {}, 0.1).unwrap();
     assert!(matches!(
         lob.step(&mut s),

@@ -5,7 +5,7 @@
 
 use spark::{Error, GaussLobatto, Integrator, Options, State};
 
-include!("../examples/models/chain3d.rs");
+include!("../../examples/models/chain3d.rs");
 
 chain!(Chain40, 40);
 
@@ -33,7 +33,7 @@ mod bound {
     use super::*;
     use spark::{hamiltonian, Emprk, Linearize, Method, Model};
 
-    include!("../examples/models/stack.rs");
+    include!("../../examples/models/stack.rs");
 
     chain!(Chain5, 5);
     chain!(Chain10, 10);

@@ -7,7 +7,7 @@
 //! Reference: RK4 on the index-reduced ODE, independent of spark: differentiating `k` along the
 //! motion gives `ψ = −(v1 ∂U/∂q1 + v2 ∂U/∂q2) / (v1² + v2²)`.
 
-mod common;
+use crate::common;
 
 use spark::{Emprk, GaussLobatto, Integrator, LobattoIIIAB, Method, State};
 

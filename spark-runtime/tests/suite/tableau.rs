@@ -5,7 +5,7 @@
 //! otherwise; `B(p)`, `C(q)` are the usual simplifying assumptions. Index conventions follow the
 //! paper: Gauss stages `i, j = 1..s`, Lobatto stages `0..s`.
 //!
-//! Run `cargo test -p spark-runtime --test tableau -- --nocapture` to see the measured residuals.
+//! Run `cargo test -p spark-runtime --test suite tableau:: -- --nocapture` to see the measured residuals.
 
 // Index loops mirror the paper's subscripts (and the LU below); iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]

@@ -2,9 +2,9 @@
 //! coordinates, against Euler's equations in the body frame (an independent RK4 reference), with
 //! its conserved momenta checked.
 
-mod common;
+use crate::common;
 
-include!("../examples/models/heavy_top.rs");
+include!("../../examples/models/heavy_top.rs");
 
 use spark::{GaussLobatto, Integrator, Method, State};
 
@@ -114,7 +114,7 @@ fn the_top_keeps_its_energy_and_both_conserved_momenta() {
     common::assert_order("heavy top energy error, GL2", 4.0, &hs, &energy_errors);
 }
 
-include!("../examples/models/spatial_double_pendulum.rs");
+include!("../../examples/models/spatial_double_pendulum.rs");
 
 #[test]
 fn the_spatial_double_pendulum_keeps_energy_and_vertical_momentum() {

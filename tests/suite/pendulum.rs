@@ -1,7 +1,7 @@
 //! The Cartesian pendulum of thesis §8.3.1 through the macro: order 2s, residuals after every
 //! step, bounded energy error over 10⁵ steps.
 
-mod common;
+use crate::common;
 
 use spark::{GaussLobatto, Integrator, Method, State};
 

@@ -6,7 +6,7 @@
 //! stages lie on k = 0; the exact Jacobian against finite differences; errors leave the state
 //! untouched.
 
-mod common;
+use crate::common;
 
 use common::run;
 
@@ -14,9 +14,9 @@ use spark::{Emprk, GaussLobatto, Integrator, Lagrangian, Method, Options, State}
 use spark_runtime::emprk_step::system_len;
 use spark_runtime::step::Problem;
 
-include!("../examples/models/nonholonomic_particle.rs");
-include!("../examples/models/skate.rs");
-include!("../examples/models/ball_table.rs");
+include!("../../examples/models/nonholonomic_particle.rs");
+include!("../../examples/models/skate.rs");
+include!("../../examples/models/ball_table.rs");
 
 spark::mechanics! {
     /// The pendulum of thesis §8.3.1 (gravity along +q2, g = ½(|q|² − ℓ²)).

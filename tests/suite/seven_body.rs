@@ -1,9 +1,9 @@
 //! Andrews' squeezing mechanism (thesis §8.3.4) against the IVP test set's reference q(0.03),
 //! and the generated derivatives of this seven-body model against finite differences.
 
-mod common;
+use crate::common;
 
-include!("../examples/models/seven_body.rs");
+include!("../../examples/models/seven_body.rs");
 
 use nalgebra::SVector;
 use spark::{GaussLobatto, Integrator, Lagrangian, Method, State};

@@ -3,7 +3,7 @@
 //! whose length follows l(t), and a Lagrangian with time-varying gravity. Each is compared with an
 //! independent reference in the angle coordinate.
 
-mod common;
+use crate::common;
 
 use spark::{GaussLobatto, Integrator, Method, State};
 

@@ -9,7 +9,7 @@
 //! * the energy balance `E(t_n) − E(0) − W(t_n)` and the decay under pure damping;
 //! * sampled inputs (zero-order hold) converging at order 2s to the sampled reference.
 
-mod common;
+use crate::common;
 
 use spark::{
     Emprk, GaussLobatto, Integrator, Lagrangian, LobattoIIIAB, LobattoIIIABD, LobattoIIIABIndex2,

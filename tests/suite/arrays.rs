@@ -3,7 +3,7 @@
 
 use spark::{GaussLobatto, Integrator, State};
 
-include!("../examples/models/chain3d.rs");
+include!("../../examples/models/chain3d.rs");
 chain!(Chain, 3);
 
 spark::mechanics! {

@@ -7,7 +7,7 @@ use spark::nalgebra::{SMatrix, SVector};
 use spark::saddle::SaddleStore;
 use spark::{GaussLobatto, Integrator, Lagrangian, Options, State};
 
-include!("../examples/models/chain3d.rs");
+include!("../../examples/models/chain3d.rs");
 chain!(Chain4, 4);
 chain!(Chain10, 10);
 

@@ -2,7 +2,7 @@
 //! Bounded Hamiltonian error at h = 0.12 (figure 6.3), constraints after every step, and the
 //! Hamiltonian and Lagrangian forms giving the same trajectory to round-off.
 
-include!("../examples/models/charged_particle.rs");
+include!("../../examples/models/charged_particle.rs");
 
 use spark::{hamiltonian, GaussLobatto, Integrator, Method, Options, State};
 

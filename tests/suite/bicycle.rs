@@ -4,7 +4,7 @@
 //! m/s, the weave and capsize speeds, and rides of the nonlinear model (constraints kept after
 //! every step, energy kept, self-stability inside the stable speed range only).
 
-include!("../examples/models/bicycle.rs");
+include!("../../examples/models/bicycle.rs");
 
 use spark::nalgebra::Complex;
 

@@ -3,15 +3,15 @@
 //! closed form, and the driver's contract (end time hit exactly, rejections, errors that keep
 //! the accepted work).
 
-mod common;
+use crate::common;
 
-include!("../examples/models/seven_body.rs");
-include!("../examples/models/skate.rs");
+include!("../../examples/models/seven_body.rs");
+include!("../../examples/models/skate.rs");
 
 use spark::simulate::{Direction, Event, EventOn, Report, ReportOn};
 use spark::{Emprk, Error, GaussLobatto, Integrator, Method, Options, State};
 
-include!("../examples/models/pendulum.rs");
+include!("../../examples/models/pendulum.rs");
 
 spark::mechanics! {
     /// The same pendulum as a Hamiltonian system.

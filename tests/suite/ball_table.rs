@@ -7,11 +7,11 @@
 //! implementation guide, v2 = −3 (the centre moves; consistent multipliers λ0 = (0, 0, −1, 18,
 //! 0, 18), ψ0 = (−2, 0) and H0 = 40.5), and check that the printed data are rejected.
 
-mod common;
+use crate::common;
 
 use spark::{GaussLobatto, Integrator, Method, State};
 
-include!("../examples/models/ball_table.rs");
+include!("../../examples/models/ball_table.rs");
 
 fn run<Meth: Method>(h: f64, t_end: f64) -> State<11> {
     let mut sim = Integrator::<BallTable, Meth>::new(BallTable::default(), h).unwrap();

@@ -1,7 +1,7 @@
 //! The other holonomic families: (s, s−1)-Lobatto IIIA-B SPARK (order 2s − 2) and the natural
 //! symplectic Euler SPARK method (order 1), on the Cartesian pendulum and double pendulum.
 
-mod common;
+use crate::common;
 
 use spark::{GaussLobatto, Integrator, LobattoIIIAB, Method, State, SymplecticEuler};
 

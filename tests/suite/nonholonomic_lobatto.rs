@@ -5,9 +5,9 @@
 //! their reduced forms (§7.5 (7.2), §7.1, §7.2) hand-coded on the nonholonomic particle (§8.1);
 //! the Lobatto methods on the thesis skate with a holonomic and a nonholonomic constraint.
 //!
-//! `cargo test --release --test nonholonomic_lobatto -- --nocapture` prints the errors.
+//! `cargo test --release --test suite nonholonomic_lobatto:: -- --nocapture` prints the errors.
 
-mod common;
+use crate::common;
 
 use common::run;
 
@@ -17,13 +17,13 @@ use spark::{
     SymplecticEulerI, SymplecticEulerII,
 };
 
-include!("../examples/models/inclined_skate.rs");
-include!("../examples/models/nonholonomic_particle.rs");
+include!("../../examples/models/inclined_skate.rs");
+include!("../../examples/models/nonholonomic_particle.rs");
 
 /// The thesis skate with a holonomic and a nonholonomic constraint (its model file names it
 /// `Skate` too).
 mod thesis {
-    include!("../examples/models/skate.rs");
+    include!("../../examples/models/skate.rs");
 }
 use thesis::Skate as Rod;
 

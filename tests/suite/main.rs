@@ -1,0 +1,33 @@
+//! The integration tests of `spark`, one module per topic, linked into ONE test binary: each
+//! separate file under `tests/` is its own crate linking the whole library, and 30 of them took
+//! most of the test command's time. `cargo test --release --test suite MODULE::` runs one topic.
+//! Two tests stay binaries of their own: `no_alloc` (it installs a counting global allocator)
+//! and `ui` (trybuild compile-fail cases).
+
+mod common;
+
+mod adaptive;
+mod arrays;
+mod ball_table;
+mod bicycle;
+mod charged_particle;
+mod double_pendulum;
+mod emprk;
+mod forces;
+mod four_bar;
+mod jacobian_stack;
+mod lints;
+mod lobatto;
+mod lobatto_index2;
+mod nonholonomic;
+mod nonholonomic_lobatto;
+mod nonholonomic_nonlinear;
+mod pendulum;
+mod problem61;
+mod reduced_evaluations;
+mod rigid_body;
+mod runtime_errors;
+mod seven_body;
+mod sparse_saddle;
+mod step_jacobian;
+mod time_dependent;
