@@ -417,7 +417,7 @@ macro_rules! dae_advance {
             }
             fn check_consistent(sys: &Sys, state: &Self, tolerance: f64) -> Result<(), Error> {
                 let p: Point<N, M> = state.point();
-                start::check_odae_state(sys, &p, tolerance)
+                start::check_odae_state(sys, (p.t, &p.y, &p.z), tolerance)
             }
             const CONSTANT_MASS: bool = true;
             fn check_mass(_: &Sys, _: &Self) -> Result<(), Error> {
@@ -425,7 +425,7 @@ macro_rules! dae_advance {
             }
             fn diagnose(sys: &Sys, h: f64, state: &Self) -> Option<Error> {
                 let p: Point<N, M> = state.point();
-                start::diagnose_odae(sys, h, &p)
+                start::diagnose_odae(sys, h, (p.t, &p.y, &p.z))
             }
             fn all_finite(&self) -> bool {
                 let p: Point<N, M> = self.point();

@@ -446,13 +446,12 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
                     after_reject = true;
                 }
                 Err(
-                    e @ (Error::NoConvergence { .. }
+                    Error::NoConvergence { .. }
                     | Error::Diverged { .. }
-                    | Error::SingularJacobian { .. }),
+                    | Error::SingularJacobian { .. },
                 ) => {
                     // Out-of-range evaluations are no reason to shrink the step.
                     if let Some(cause) = St::diagnose(self.system(), dir * h_try, state) {
-                        let _ = e;
                         break Err(cause);
                     }
                     stats.rejected += 1;
@@ -518,7 +517,7 @@ fn earliest_event<Sys, St: Interpolate<Sys, M, K>, const M: usize, const K: usiz
             }
             let eb = finite(b, e(b))?;
             if crosses(event.direction, ea, eb) {
-                let root = illinois(&e, a, ea, b, eb, 1e-15 * a.abs().max(1.0));
+                let root = illinois(e, a, ea, b, eb, 1e-15 * a.abs().max(1.0));
                 if let Some(t) = non_finite.get() {
                     return Err(Error::NonFiniteEvent { index, t });
                 }

@@ -8,7 +8,7 @@ use crate::linalg::vector::max_abs;
 use crate::model::saddle::SaddleStore;
 use crate::model::{Lagrangian, Odae, State};
 use crate::step::gradient::Gradient;
-use crate::step::{Point, Problem};
+use crate::step::Problem;
 
 /// Consistency of a state: constraint violations turned into a distance and a speed.
 /// Each row is scaled by the norm of its row of `G` (`gq`, dense or sparse).
@@ -165,10 +165,9 @@ pub(crate) fn check_state<
 /// does at its start (relative to `1 + max|y|`, resp. `1 + max|v(t, y, z)|`).
 pub(crate) fn check_odae_state<Sys: Odae<N, M>, const N: usize, const M: usize>(
     sys: &Sys,
-    point: &Point<N, M>,
+    (t, y, z): (f64, &SVector<f64, N>, &SVector<f64, N>),
     tolerance: f64,
 ) -> Result<(), Error> {
-    let (t, y, z) = (point.t, &point.y, &point.z);
     let (g, gy) = sys.position_constraints(t, y);
     let w = sys.hidden_constraint(t, y, z).w;
     let (v, _, _) = sys.kinematics(t, y, z);
@@ -243,7 +242,10 @@ const HUGE: f64 = 1e150;
 
 /// `true` when `x` is NaN, infinite or beyond [`HUGE`].
 fn out_of_range<const R: usize>(x: &SVector<f64, R>, scale: f64) -> bool {
-    x.iter().any(|v| !((v * scale).abs() <= HUGE))
+    x.iter().any(|v| {
+        let size = (v * scale).abs();
+        size.is_nan() || size > HUGE
+    })
 }
 
 /// Why a step of `h` from a Lagrangian `state` failed, if its evaluations there say so (see
@@ -279,9 +281,8 @@ pub(crate) fn diagnose<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize,
 pub(crate) fn diagnose_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
     sys: &Sys,
     h: f64,
-    point: &Point<N, M>,
+    (t, y, z): (f64, &SVector<f64, N>, &SVector<f64, N>),
 ) -> Option<Error> {
-    let (t, y, z) = (point.t, &point.y, &point.z);
     if out_of_range(y, 1.0) || out_of_range(z, 1.0) {
         return Some(Error::NonFiniteEvaluation {
             what: "the state (beyond 1e150)",
