@@ -255,3 +255,118 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::{Error, Phase};
+
+    /// The variant's name: an exhaustive match, so a new variant fails to compile here until it
+    /// is named (and then documented, by the test below).
+    fn name(e: &Error) -> &'static str {
+        match e {
+            Error::InvalidStepSize { .. } => "InvalidStepSize",
+            Error::NonFiniteParameter { .. } => "NonFiniteParameter",
+            Error::NonFiniteState => "NonFiniteState",
+            Error::InconsistentState { .. } => "InconsistentState",
+            Error::NoConvergence { .. } => "NoConvergence",
+            Error::Diverged { .. } => "Diverged",
+            Error::Unsupported { .. } => "Unsupported",
+            Error::SingularJacobian { .. } => "SingularJacobian",
+            Error::StepSizeTooSmall { .. } => "StepSizeTooSmall",
+            Error::TooManySteps { .. } => "TooManySteps",
+            Error::InvalidTolerance { .. } => "InvalidTolerance",
+            Error::InvalidOptions { .. } => "InvalidOptions",
+            Error::InvalidTime { .. } => "InvalidTime",
+            Error::TimeResolution { .. } => "TimeResolution",
+            Error::NonFiniteEvent { .. } => "NonFiniteEvent",
+            Error::NonFiniteEvaluation { .. } => "NonFiniteEvaluation",
+            Error::MassNotPositiveDefinite { .. } => "MassNotPositiveDefinite",
+            Error::JacobianTooLarge { .. } => "JacobianTooLarge",
+            Error::LocalErrorTooLarge { .. } => "LocalErrorTooLarge",
+        }
+    }
+
+    #[test]
+    fn every_error_kind_is_in_docs_errors_md_with_a_message() {
+        let docs = include_str!("../../docs/errors.md");
+        let runtime = &docs[docs.find("# Runtime errors").expect("a runtime section")..];
+        let phase = Phase::Stages;
+        let all = [
+            Error::InvalidStepSize { h: 0.0 },
+            Error::NonFiniteParameter { name: "m" },
+            Error::NonFiniteState,
+            Error::InconsistentState { position: 1.0, velocity: 0.0 },
+            Error::NoConvergence { phase, iterations: 20, residual: 2.0 },
+            Error::Diverged { phase, iterations: 3, residual: 1e9 },
+            Error::Unsupported { what: "x" },
+            Error::SingularJacobian { phase },
+            Error::StepSizeTooSmall { t: 0.0, h: 1e-13 },
+            Error::TooManySteps { t: 1.0 },
+            Error::InvalidTolerance { what: "x" },
+            Error::InvalidOptions { field: "tolerance", requirement: "positive" },
+            Error::InvalidTime { what: "x", t: f64::NAN },
+            Error::TimeResolution { t: 1e300, h: 0.01 },
+            Error::NonFiniteEvent { index: 0, t: 0.5 },
+            Error::NonFiniteEvaluation { what: "x" },
+            Error::MassNotPositiveDefinite { t: 0.0 },
+            Error::JacobianTooLarge { estimate: 2, limit: 1 },
+            Error::LocalErrorTooLarge { estimate: 2.0, limit: 1.0 },
+        ];
+        let mut names: [&str; 19] = [""; 19];
+        for (slot, e) in names.iter_mut().zip(&all) {
+            *slot = name(e);
+            // A row of the table: "| `Name {" or "| `Name` |".
+            let row = [alloc_free_row(slot, " {"), alloc_free_row(slot, "` |")];
+            assert!(
+                row.iter().any(|r| runtime.contains(r.as_str())),
+                "`{slot}` has no row in docs/errors.md"
+            );
+            let mut message = Message::default();
+            core::fmt::write(&mut message, format_args!("{e}")).unwrap();
+            assert!(message.len > 12, "{slot}: message too short");
+        }
+        // Every variant once.
+        for (i, a) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(a), "{a} twice");
+        }
+    }
+
+    /// `"| `" + name + tail`, in a fixed buffer (the crate has no `alloc`).
+    fn alloc_free_row(name: &str, tail: &str) -> Row {
+        let mut r = Row::default();
+        for part in ["| `", name, tail] {
+            r.push(part);
+        }
+        r
+    }
+
+    /// A small string buffer.
+    #[derive(Default)]
+    struct Row {
+        bytes: [u8; 32],
+        len: usize,
+    }
+
+    impl Row {
+        fn push(&mut self, s: &str) {
+            self.bytes[self.len..self.len + s.len()].copy_from_slice(s.as_bytes());
+            self.len += s.len();
+        }
+        fn as_str(&self) -> &str {
+            core::str::from_utf8(&self.bytes[..self.len]).unwrap()
+        }
+    }
+
+    /// Counts the bytes of a formatted message.
+    #[derive(Default)]
+    struct Message {
+        len: usize,
+    }
+
+    impl core::fmt::Write for Message {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.len += s.len();
+            Ok(())
+        }
+    }
+}

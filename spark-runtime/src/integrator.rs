@@ -111,7 +111,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         })
     }
 
-    /// The same integrator with other solver settings.
+    /// The same integrator with other solver settings. They are checked by every call that
+    /// reads them, before it computes: a field outside its domain (NaN, a negative tolerance)
+    /// fails that call with [`Error::InvalidOptions`], naming the field.
     /// ```
     /// use spark::{GaussLobatto, Integrator, Options, State};
     /// # spark::mechanics! {
