@@ -295,22 +295,45 @@ mod tests {
             Error::InvalidStepSize { h: 0.0 },
             Error::NonFiniteParameter { name: "m" },
             Error::NonFiniteState,
-            Error::InconsistentState { position: 1.0, velocity: 0.0 },
-            Error::NoConvergence { phase, iterations: 20, residual: 2.0 },
-            Error::Diverged { phase, iterations: 3, residual: 1e9 },
+            Error::InconsistentState {
+                position: 1.0,
+                velocity: 0.0,
+            },
+            Error::NoConvergence {
+                phase,
+                iterations: 20,
+                residual: 2.0,
+            },
+            Error::Diverged {
+                phase,
+                iterations: 3,
+                residual: 1e9,
+            },
             Error::Unsupported { what: "x" },
             Error::SingularJacobian { phase },
             Error::StepSizeTooSmall { t: 0.0, h: 1e-13 },
             Error::TooManySteps { t: 1.0 },
             Error::InvalidTolerance { what: "x" },
-            Error::InvalidOptions { field: "tolerance", requirement: "positive" },
-            Error::InvalidTime { what: "x", t: f64::NAN },
+            Error::InvalidOptions {
+                field: "tolerance",
+                requirement: "positive",
+            },
+            Error::InvalidTime {
+                what: "x",
+                t: f64::NAN,
+            },
             Error::TimeResolution { t: 1e300, h: 0.01 },
             Error::NonFiniteEvent { index: 0, t: 0.5 },
             Error::NonFiniteEvaluation { what: "x" },
             Error::MassNotPositiveDefinite { t: 0.0 },
-            Error::JacobianTooLarge { estimate: 2, limit: 1 },
-            Error::LocalErrorTooLarge { estimate: 2.0, limit: 1.0 },
+            Error::JacobianTooLarge {
+                estimate: 2,
+                limit: 1,
+            },
+            Error::LocalErrorTooLarge {
+                estimate: 2.0,
+                limit: 1.0,
+            },
         ];
         let mut names: [&str; 19] = [""; 19];
         for (slot, e) in names.iter_mut().zip(&all) {
