@@ -177,7 +177,7 @@ fn fixed_steps_checked_against_the_tolerances() {
         let mut s = a;
         assert!(matches!(
             sim(0.01, o).step(&mut s),
-            Err(Error::InvalidTolerance { .. })
+            Err(Error::InvalidOptions { .. })
         ));
         assert_eq!(s, a);
     }
@@ -480,7 +480,7 @@ fn failures_keep_the_accepted_work_and_bad_settings_are_refused() {
         let mut s = before;
         assert!(matches!(
             sim.advance_to(&mut s, 1.0),
-            Err(Error::InvalidTolerance { .. })
+            Err(Error::InvalidOptions { .. })
         ));
         assert_eq!(s, before);
     }

@@ -211,3 +211,192 @@ fn project_fails_cleanly_when_no_point_satisfies_the_constraints() {
     assert_eq!(s, before);
     assert!(!r.unwrap_err().to_string().is_empty());
 }
+
+spark::mechanics! {
+    /// The pendulum pushed sideways by an input.
+    struct PushedPendulum {
+        coordinates: [x, y],
+        velocities: [vx, vy],
+        parameters: [m = 1.0, g = 9.81],
+        inputs: [u],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        forces: [u, 0.0],
+        holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    }
+}
+
+/// The "wrong or questionable `Ok`" and "misleading error kind" cases of issue 28, one by one:
+/// each now fails with the error that names its cause, the state untouched.
+#[test]
+fn issue_28_runtime_cases_fail_with_the_error_that_names_the_cause() {
+    let consistent = State::new(0.0, [0.6, -0.8], [0.8, 0.6]);
+    let sim = |o: Options| {
+        Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01)
+            .unwrap()
+            .with_options(o)
+    };
+    let d = Options::default();
+    let mut cases: Vec<(&str, Result<(), Error>, State<2>, State<2>)> = Vec::new();
+    let mut run =
+        |name: &'static str, mut sim: Integrator<Pendulum, GaussLobatto<2>>, s0: State<2>| {
+            let mut s = s0;
+            let r = sim.step(&mut s);
+            cases.push((name, r, s, s0));
+        };
+    // step at t = 1e300: t + h == t.
+    run(
+        "t = 1e300",
+        sim(d),
+        State {
+            t: 1e300,
+            ..consistent
+        },
+    );
+    run(
+        "tolerance 0",
+        sim(Options {
+            tolerance: 0.0,
+            ..d
+        }),
+        consistent,
+    );
+    run(
+        "tolerance -1e-12",
+        sim(Options {
+            tolerance: -1e-12,
+            ..d
+        }),
+        consistent,
+    );
+    run(
+        "tolerance NaN",
+        sim(Options {
+            tolerance: f64::NAN,
+            ..d
+        }),
+        consistent,
+    );
+    run(
+        "consistency_tolerance -1e-8",
+        sim(Options {
+            consistency_tolerance: -1e-8,
+            ..d
+        }),
+        consistent,
+    );
+    run(
+        "fixed_step_error_limit NaN",
+        sim(Options {
+            fixed_step_error_limit: f64::NAN,
+            ..d
+        }),
+        consistent,
+    );
+    let mut negative = sim(d);
+    negative.system_mut().m = -1.0;
+    run("negative mass", negative, consistent);
+    let expected: [fn(&Error) -> bool; 7] = [
+        |e| matches!(e, Error::TimeResolution { .. }),
+        |e| {
+            matches!(
+                e,
+                Error::InvalidOptions {
+                    field: "tolerance",
+                    ..
+                }
+            )
+        },
+        |e| {
+            matches!(
+                e,
+                Error::InvalidOptions {
+                    field: "tolerance",
+                    ..
+                }
+            )
+        },
+        |e| {
+            matches!(
+                e,
+                Error::InvalidOptions {
+                    field: "tolerance",
+                    ..
+                }
+            )
+        },
+        |e| {
+            matches!(
+                e,
+                Error::InvalidOptions {
+                    field: "consistency_tolerance",
+                    ..
+                }
+            )
+        },
+        |e| {
+            matches!(
+                e,
+                Error::InvalidOptions {
+                    field: "fixed_step_error_limit",
+                    ..
+                }
+            )
+        },
+        |e| matches!(e, Error::MassNotPositiveDefinite { .. }),
+    ];
+    for ((name, r, s, s0), ok) in cases.iter().zip(expected) {
+        assert!(matches!(r, Err(e) if ok(e)), "{name}: {r:?}");
+        assert_eq!(s, s0, "{name}: state changed");
+    }
+
+    // advance_to from 1e17 to 1e17 + 64: no longer `Ok` after zero steps.
+    let mut s = State {
+        t: 1e17,
+        ..consistent
+    };
+    let r = sim(d).advance_to(&mut s, 1e17 + 64.0);
+    assert!(matches!(r, Err(Error::TimeResolution { .. })), "{r:?}");
+    assert_eq!(s.t, 1e17);
+
+    // A NaN parameter in `project`: `NonFiniteParameter`, not `SingularJacobian`.
+    let mut p = sim(d);
+    p.system_mut().l = f64::NAN;
+    let mut s = State::new(0.0, [1.1, 0.2], [0.3, 0.4]);
+    assert_eq!(
+        p.project(&mut s),
+        Err(Error::NonFiniteParameter { name: "l" })
+    );
+
+    // `tangent_basis` and `multipliers` on a state off the constraint by 1.
+    let off = State::new(0.0, [2.0_f64.sqrt(), 0.0], [0.0, 1.0]);
+    let p = sim(d);
+    assert!(matches!(
+        p.multipliers(&off),
+        Err(Error::InconsistentState { .. })
+    ));
+    assert!(matches!(
+        p.tangent_basis::<2, 1, 0, 2>(&off),
+        Err(Error::InconsistentState { .. })
+    ));
+
+    // An input of 1e300: an overflow, not "singular Newton matrix … lost rank".
+    let mut pushed =
+        Integrator::<PushedPendulum, GaussLobatto<2>>::new(PushedPendulum::default(), 0.01)
+            .unwrap();
+    pushed.system_mut().u = 1e300;
+    let mut s = consistent;
+    let r = pushed.step(&mut s);
+    assert!(matches!(r, Err(Error::NonFiniteEvaluation { .. })), "{r:?}");
+    assert!(!r.unwrap_err().to_string().contains("singular"));
+    assert_eq!(s, consistent);
+    // A NaN input in `project` and `tangent_basis`.
+    pushed.system_mut().u = f64::NAN;
+    assert_eq!(
+        pushed.project(&mut s),
+        Err(Error::NonFiniteParameter { name: "u" })
+    );
+    assert_eq!(
+        pushed.tangent_basis::<2, 1, 0, 2>(&s).err(),
+        Some(Error::NonFiniteParameter { name: "u" })
+    );
+}

@@ -17,7 +17,8 @@
 use nalgebra::SVector;
 
 use crate::error::Error;
-use crate::integrator::{Advance, DaePoint};
+use crate::integrator::advance::DaePoint;
+use crate::integrator::Advance;
 use crate::model::{dae, hamiltonian, Lagrangian, Odae, State};
 use crate::step::multipliers::odae_rates;
 use crate::step::Point;

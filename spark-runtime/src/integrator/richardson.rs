@@ -7,8 +7,8 @@
 //! uses nothing but the step itself. The two half steps are the accepted solution, so the
 //! estimate costs one extra step of `h` per two steps of `h/2`.
 
+use super::advance::Advance;
 use crate::error::Error;
-use crate::integrator::Advance;
 use crate::method::Method;
 use crate::options::{Options, StepStats};
 
