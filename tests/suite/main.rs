@@ -8,6 +8,7 @@ mod common;
 
 mod adaptive;
 mod arrays;
+mod bad_inputs;
 mod ball_table;
 mod bicycle;
 mod charged_particle;
@@ -24,6 +25,7 @@ mod nonholonomic_lobatto;
 mod nonholonomic_nonlinear;
 mod pendulum;
 mod problem61;
+mod project_stack;
 mod reduced_evaluations;
 mod rigid_body;
 mod runtime_errors;

@@ -3,7 +3,7 @@
 //! (`Lagrangian::SPARSE_SADDLE`), so projecting a 3D chain and stepping it takes about the stack
 //! of the step alone (measured by painting the stack, optimized x86-64 builds).
 
-include!("../examples/models/chain3d.rs");
+include!("../../examples/models/chain3d.rs");
 
 chain!(PChain10, 10);
 chain!(PChain40, 40);
@@ -28,7 +28,7 @@ mod bound {
     use super::*;
     use spark::{GaussLobatto, Integrator, Lagrangian};
 
-    include!("../examples/models/stack.rs");
+    include!("../../examples/models/stack.rs");
 
     /// Stack bytes of `project` then 200 steps, of 200 steps alone (from the projected state),
     /// and of `multipliers`, `energy` and `constraint_residual`, of the chain `Sys` with `D`
