@@ -2,8 +2,12 @@
 //! derived by hand in minimal coordinates (pendulum, double pendulum, cart-pole with input and
 //! damping, a rheonomic pendulum, a free model in polar coordinates, the skate and the
 //! nonholonomic particle), and against the integrator itself (central differences of `v` over
-//! tiny steps agree to O(h²)).
+//! tiny steps agree to O(h²)), and a four-bar closed loop against the exact accelerations of
+//! `tests/data/four_bar_dynamics.csv` (an independent sympy/numpy saddle solve).
 
+mod common;
+
+use common::reference::{samples, Table};
 use spark::{Error, GaussLobatto, Integrator, Options, State};
 
 include!("../examples/models/pendulum.rs");
@@ -49,7 +53,7 @@ spark::mechanics! {
 }
 
 /// A few angles and rates spread over the circle.
-fn samples() -> impl Iterator<Item = (f64, f64)> {
+fn spread() -> impl Iterator<Item = (f64, f64)> {
     (0..9).map(|i| {
         let i = i as f64;
         (-2.9 + 0.71 * i, 1.7 * (0.9 * i).sin() - 0.4)
@@ -73,7 +77,7 @@ fn pendulum_against_closed_form() {
     let mut p = Pendulum::default();
     (p.m, p.l, p.g) = (1.7, 0.8, 9.81);
     let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(p, 0.01).unwrap();
-    for (th, om) in samples() {
+    for (th, om) in spread() {
         // θ from hanging down: q = l (sin θ, −cos θ).
         let (s, c, l) = (th.sin(), th.cos(), p.l);
         let state = State::new(0.0, [l * s, -l * c], [l * om * c, l * om * s]);
@@ -89,7 +93,7 @@ fn double_pendulum_against_closed_form() {
     (p.m1, p.m2, p.l1, p.l2, p.g) = (1.3, 0.7, 0.9, 1.2, 9.81);
     let sim = Integrator::<DoublePendulum, GaussLobatto<2>>::new(p, 0.01).unwrap();
     let (m1, m2, l1, l2, g) = (p.m1, p.m2, p.l1, p.l2, p.g);
-    for ((t1, w1), (t2, w2)) in samples().zip(samples().skip(3).chain(samples())) {
+    for ((t1, w1), (t2, w2)) in spread().zip(spread().skip(3).chain(spread())) {
         // The textbook equations in the angles from the downward vertical.
         let d = t1 - t2;
         let den = 2.0 * m1 + m2 - m2 * (2.0 * d).cos();
@@ -120,7 +124,7 @@ fn double_pendulum_against_closed_form() {
 #[test]
 fn cart_pole_with_input_and_damping_against_minimal_coordinates() {
     let mut sim = Integrator::<CartPole, GaussLobatto<2>>::new(CartPole::default(), 0.01).unwrap();
-    for (i, (th, om)) in samples().enumerate() {
+    for (i, (th, om)) in spread().enumerate() {
         let (vc, u) = (0.3 * i as f64 - 1.1, 2.5 * (i as f64).cos());
         sim.system_mut().u = u;
         let p = *sim.system();
@@ -154,7 +158,7 @@ fn rheonomic_pendulum_against_closed_form() {
     let sim =
         Integrator::<DrivenSupport, GaussLobatto<2>>::new(DrivenSupport::default(), 0.01).unwrap();
     let (a, w) = (0.3, 2.0);
-    for (i, (th, om)) in samples().enumerate() {
+    for (i, (th, om)) in spread().enumerate() {
         let t = 0.37 * i as f64;
         // x = a sin(w t) + sin θ, y = −cos θ, θ'' = −sin θ + a w² sin(w t) cos θ.
         let (s, c) = (th.sin(), th.cos());
@@ -177,7 +181,7 @@ fn rheonomic_pendulum_against_closed_form() {
 fn unconstrained_polar_spring_against_closed_form() {
     let sim =
         Integrator::<PolarSpring, GaussLobatto<2>>::new(PolarSpring::default(), 0.01).unwrap();
-    for (th, om) in samples() {
+    for (th, om) in spread() {
         let (r, vr) = (1.0 + 0.3 * th.cos(), 0.5 * om - 0.2);
         let state = State::new(0.0, [r, th], [vr, om]);
         // r'' = r θ'² − k (r − 1), θ'' = −2 r' θ' / r.
@@ -189,11 +193,13 @@ fn unconstrained_polar_spring_against_closed_form() {
 #[test]
 fn skate_against_its_reduced_equations() {
     // A holonomic rod length and the nonholonomic no-side-slip of its centre (M = 1, K = 1).
-    let mut p = Skate::default();
-    p.gs = 1.3;
+    let p = Skate {
+        gs: 1.3,
+        ..Default::default()
+    };
     let sim = Integrator::<Skate, GaussLobatto<2>>::new(p, 0.01).unwrap();
     let l = p.l;
-    for (i, (phi, om)) in samples().enumerate() {
+    for (i, (phi, om)) in spread().enumerate() {
         // Centre (X, Y), heading φ, speed σ along the rod: X' = σ cos φ, Y' = σ sin φ. The
         // reaction is normal to the rod and the slope's pull m·gs along +X has no torque, so
         // σ' = gs cos φ and φ'' = 0.
@@ -229,7 +235,7 @@ fn nonholonomic_particle_against_lagrange_d_alembert() {
     // Lagrange-d'Alembert gives (1 + q2²) v1' = −2 q1 − q2 v1 v2, v2' = −2 q2,
     // and v3' = v2 v1 + q2 v1'.
     let sim = Integrator::<Particle, GaussLobatto<2>>::new(Particle {}, 0.01).unwrap();
-    for (a, b) in samples() {
+    for (a, b) in spread() {
         let (q1, q2, v1, v2) = (a.cos(), 0.8 * b, b - 0.3, 0.5 * a);
         let state = State::new(0.0, [q1, q2, 0.7 * a], [v1, v2, q2 * v1]);
         let a1 = (-2.0 * q1 - q2 * v1 * v2) / (1.0 + q2 * q2);
@@ -284,8 +290,10 @@ fn agrees_with_the_integrator_to_second_order() {
             dp.l1 * w1 * t1.sin() + dp.l2 * w2 * t2.sin(),
         ],
     );
-    let mut cp = CartPole::default();
-    cp.u = 1.5;
+    let cp = CartPole {
+        u: 1.5,
+        ..Default::default()
+    };
     let (th, om, vc) = (0.4f64, -0.8, 0.6);
     let cp_state = State::new(
         0.0,
@@ -353,4 +361,79 @@ fn bad_states_are_errors() {
         cp.acceleration(&s),
         Err(Error::NonFiniteParameter { .. })
     ));
+}
+
+spark::mechanics! {
+    /// The four-bar of `tests/models/four_bar_loop.xml`, written by hand: MuJoCo's joint angles
+    /// (zero at the file's assembled pose, whose absolute link angles about +y are b0, b0 + e1,
+    /// b0 + e1 + e2), links in the x-z plane, gravity along −z, joint damping, a crank motor.
+    pub struct FileFourBar {
+        coordinates: [q0, q1, q2],
+        velocities: [v0, v1, v2],
+        parameters: [
+            b0 = 1.0, e1 = -2.1646955236335037, e2 = 2.1488123832672015,
+            la = 0.3, lb = 1.0, lr = 0.8,
+            m1 = 0.5, m2 = 1.0, m3 = 0.8, c1 = 0.15, c2 = 0.5, c3 = 0.4,
+            i1 = 0.004, i2 = 0.085, i3 = 0.043, d1 = 0.02, d2 = 0.03, d3 = 0.01, g = 9.81
+        ],
+        inputs: [u],
+        definitions: {
+            // Absolute angles about +y; a link along x turned by ψ points along (cos ψ, −sin ψ).
+            let p1 = b0 + q0;
+            let p2 = b0 + e1 + q0 + q1;
+            let p3 = b0 + e1 + e2 + q0 + q1 + q2;
+            let w1 = v0;
+            let w2 = v0 + v1;
+            let w3 = v0 + v1 + v2;
+            // d/dt (cos ψ, −sin ψ) = −ψ' (sin ψ, cos ψ).
+            let x1 = -c1 * p1.sin() * w1;
+            let z1 = -c1 * p1.cos() * w1;
+            let x2 = -la * p1.sin() * w1 - c2 * p2.sin() * w2;
+            let z2 = -la * p1.cos() * w1 - c2 * p2.cos() * w2;
+            let x3 = -la * p1.sin() * w1 - lb * p2.sin() * w2 - c3 * p3.sin() * w3;
+            let z3 = -la * p1.cos() * w1 - lb * p2.cos() * w2 - c3 * p3.cos() * w3;
+            let h1 = -c1 * p1.sin();
+            let h2 = -la * p1.sin() - c2 * p2.sin();
+            let h3 = -la * p1.sin() - lb * p2.sin() - c3 * p3.sin();
+        },
+        lagrangian: 0.5 * m1 * (x1.powi(2) + z1.powi(2))
+            + 0.5 * m2 * (x2.powi(2) + z2.powi(2))
+            + 0.5 * m3 * (x3.powi(2) + z3.powi(2))
+            + 0.5 * (i1 * w1.powi(2) + i2 * w2.powi(2) + i3 * w3.powi(2))
+            - g * (m1 * h1 + m2 * h2 + m3 * h3),
+        forces: [u, 0.0, 0.0],
+        dissipation: 0.5 * (d1 * v0.powi(2) + d2 * v1.powi(2) + d3 * v2.powi(2)),
+        holonomic: [
+            la * p1.cos() + lb * p2.cos() + lr * p3.cos() - 1.0,
+            la * p1.sin() + lb * p2.sin() + lr * p3.sin(),
+        ],
+    }
+}
+
+#[test]
+fn four_bar_loop_against_the_exact_reference_data() {
+    let table = Table::read("four_bar_dynamics.csv").unwrap();
+    let mut sim =
+        Integrator::<FileFourBar, GaussLobatto<2>>::new(FileFourBar::default(), 0.01).unwrap();
+    let (mut worst_a, mut worst_e, mut worst_mujoco) = (0.0f64, 0.0f64, 0.0f64);
+    for (r, s) in samples::<3, 1>(&table, "ctrl").iter().enumerate() {
+        sim.system_mut().u = s.u[0];
+        let state = State::new(0.0, s.q, s.v);
+        let a = sim.acceleration(&state).unwrap();
+        let scale = s.a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let err = (0..3).fold(0.0f64, |m, i| m.max((a[i] - s.a[i]).abs())) / scale;
+        worst_a = worst_a.max(err);
+        let e = s.kinetic + s.potential;
+        worst_e = worst_e.max((sim.energy(&state) - e).abs() / (1.0 + e.abs()));
+        let mujoco: [f64; 3] = table.vector(r, "mujoco_a");
+        let gap = (0..3).fold(0.0f64, |m, i| m.max((mujoco[i] - s.a[i]).abs())) / scale;
+        worst_mujoco = worst_mujoco.max(gap);
+    }
+    println!(
+        "four-bar, {} states: largest relative error of the accelerations {worst_a:.1e}, of the \
+         energy {worst_e:.1e} (MuJoCo's soft loop: {worst_mujoco:.1e})",
+        table.len()
+    );
+    assert!(worst_a < 1e-10, "{worst_a:e}");
+    assert!(worst_e < 1e-12, "{worst_e:e}");
 }

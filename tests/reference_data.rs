@@ -32,7 +32,10 @@ fn dynamics_files_match_their_headers() {
         assert_eq!(t.count("v"), n, "{name}");
         assert_eq!(t.count("a"), n, "{name}");
         assert_eq!(t.count(input), u, "{name}");
-        assert!(t.meta("versions").contains("numpy"), "{name}: versions recorded");
+        assert!(
+            t.meta("versions").contains("numpy"),
+            "{name}: versions recorded"
+        );
         for (r, row) in t.rows.iter().enumerate() {
             for (c, cell) in row.iter().enumerate() {
                 let x: f64 = cell.parse().unwrap_or(f64::NAN);
@@ -54,7 +57,10 @@ fn typed_samples_read_back() {
     let t = dynamics("panda");
     assert_eq!(t.vector::<7>(0, "damping"), [0.003; 7]);
     assert_eq!(t.meta_numbers("gravity"), [0.0, 0.0, -9.81]);
-    assert_eq!(dynamics("mjcf_arm").meta_numbers("gravity"), [0.4, -0.3, -9.7]);
+    assert_eq!(
+        dynamics("mjcf_arm").meta_numbers("gravity"),
+        [0.4, -0.3, -9.7]
+    );
 }
 
 #[test]
@@ -77,7 +83,11 @@ fn poses_are_rotations_for_every_body_and_state() {
         let states = dynamics(name).len();
         let bodies = t.meta_words("body_names");
         assert_eq!(bodies.len(), t.meta_f64("bodies") as usize, "{name}");
-        assert_eq!(t.len(), states * bodies.len(), "{name}: one row per state and body");
+        assert_eq!(
+            t.len(),
+            states * bodies.len(),
+            "{name}: one row per state and body"
+        );
         let mut worst = 0.0f64;
         for (i, p) in poses(&t).iter().enumerate() {
             assert_eq!(p.state, i / bodies.len(), "{name}: row {i}");

@@ -33,12 +33,14 @@ impl Table {
     /// `# key: value`, a missing header).
     pub fn read(name: &str) -> Result<Table, String> {
         let path = data_path(name);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display())).map(|mut t| {
-            t.path = path;
-            t
-        })
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::parse(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .map(|mut t| {
+                t.path = path;
+                t
+            })
     }
 
     /// Parses the text of a data file (see [`Table::read`]).
@@ -195,10 +197,7 @@ pub struct Sample<const N: usize, const U: usize> {
 
 /// The states of a dynamics file with `N` coordinates and `U` inputs in the columns
 /// `input0 …` (`"tau"` or `"ctrl"`); panics when the file's sizes differ.
-pub fn samples<const N: usize, const U: usize>(
-    table: &Table,
-    input: &str,
-) -> Vec<Sample<N, U>> {
+pub fn samples<const N: usize, const U: usize>(table: &Table, input: &str) -> Vec<Sample<N, U>> {
     assert_eq!(table.count("q"), N, "{}: coordinates", table.path.display());
     assert_eq!(table.count(input), U, "{}: inputs", table.path.display());
     (0..table.len())
