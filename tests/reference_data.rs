@@ -138,3 +138,34 @@ fn malformed_files_are_errors_with_their_line() {
     assert!(Table::parse("# a: 1\n").is_err());
     assert!(Table::read("no_such_file.csv").is_err());
 }
+
+#[test]
+fn jansen_leg_keeps_every_bar_length() {
+    // Each bar `joint-joint:name` of the header keeps the length `name=value` at every angle.
+    let t = Table::read("jansen_kinematics.csv").unwrap();
+    assert_eq!(t.len(), t.meta_f64("states") as usize);
+    let lengths: Vec<(&str, f64)> = t
+        .meta_words("lengths")
+        .iter()
+        .map(|w| {
+            let (k, v) = w.split_once('=').unwrap();
+            (k, v.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(lengths.len(), 13);
+    let bars = t.meta_words("bars");
+    assert_eq!(bars.len(), 11);
+    let mut worst = 0.0f64;
+    for r in 0..t.len() {
+        for bar in &bars {
+            let (ends, name) = bar.split_once(':').unwrap();
+            let (p, q) = ends.split_once('-').unwrap();
+            let dx = t.f64(r, &format!("{p}_x")) - t.f64(r, &format!("{q}_x"));
+            let dy = t.f64(r, &format!("{p}_y")) - t.f64(r, &format!("{q}_y"));
+            let want = lengths.iter().find(|(k, _)| *k == name).unwrap().1;
+            worst = worst.max((dx.hypot(dy) - want).abs());
+        }
+    }
+    println!("jansen: largest bar-length error {worst:.1e}");
+    assert!(worst < 1e-12, "{worst:e}");
+}

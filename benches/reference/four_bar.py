@@ -99,9 +99,10 @@ def write_mjcf(base):
     return path
 
 
-def symbolic(base):
+def symbolic(base, damping=DAMPING):
     """Lambdified M(q), f(q, v, u) (everything but the reactions), g(q), G(q), (dG/dq v) v and
-    the energies, in MuJoCo's joint coordinates q (relative angles, zero at `base`)."""
+    the energies, in MuJoCo's joint coordinates q (relative angles, zero at `base`), with the
+    joint damping `damping`."""
     q = sp.symbols("q0:3")
     v = sp.symbols("v0:3")
     u = sp.Symbol("u")
@@ -126,7 +127,7 @@ def symbolic(base):
     grad_q = sp.Matrix([sp.diff(lag, x) for x in q])
     pv = sp.Matrix([sp.diff(lag, x) for x in v])
     force = grad_q - pv.jacobian(qv) * vv
-    force += sp.Matrix([-DAMPING[i] * v[i] for i in range(3)])
+    force += sp.Matrix([-damping[i] * v[i] for i in range(3)])
     force[0] += u
     g = tip - sp.Matrix([GROUND, 0])
     gq = g.jacobian(qv)
