@@ -8,11 +8,12 @@ mod common;
 use common::reference::{poses, samples, Table};
 
 /// `(name, coordinates, inputs, input column prefix)` of every dynamics file.
-const DYNAMICS: [(&str, usize, usize, &str); 4] = [
+const DYNAMICS: [(&str, usize, usize, &str); 5] = [
     ("panda", 7, 7, "tau"),
     ("ur5", 6, 6, "tau"),
     ("mjcf_arm", 6, 3, "ctrl"),
     ("four_bar", 3, 1, "ctrl"),
+    ("delta_loop", 12, 3, "ctrl"),
 ];
 
 fn dynamics(name: &str) -> Table {
@@ -52,7 +53,10 @@ fn typed_samples_read_back() {
     let ur5 = samples::<6, 6>(&dynamics("ur5"), "tau");
     let arm = samples::<6, 3>(&dynamics("mjcf_arm"), "ctrl");
     let loop4 = samples::<3, 1>(&dynamics("four_bar"), "ctrl");
-    assert!(panda.len() >= 40 && ur5.len() >= 40 && arm.len() >= 40 && loop4.len() >= 40);
+    let delta = samples::<12, 3>(&dynamics("delta_loop"), "ctrl");
+    for n in [panda.len(), ur5.len(), arm.len(), loop4.len(), delta.len()] {
+        assert!(n >= 40, "{n} states");
+    }
     // The Panda's URDF damping is recorded per joint (0.003 N m s on each of its 7 joints).
     let t = dynamics("panda");
     assert_eq!(t.vector::<7>(0, "damping"), [0.003; 7]);
@@ -126,6 +130,39 @@ fn four_bar_poses_close_the_loop() {
     // MuJoCo's soft loop differs from the exact accelerations (stored for comparison).
     let d = dynamics("four_bar");
     assert!(d.meta("mujoco_relative_difference").starts_with("median"));
+}
+
+#[test]
+fn delta_poses_close_both_loops() {
+    // The rods' tips, (0.45, 0, 0) in each rod's frame: rod 0's is the platform's origin, and
+    // the three are the corners of the platform's equilateral triangle (radius 0.05).
+    let t = Table::read("delta_loop_poses.csv").unwrap();
+    let all = poses(&t);
+    let tip = |state: usize, body: &str| -> [f64; 3] {
+        let p = all
+            .iter()
+            .find(|p| p.state == state && p.body == body)
+            .unwrap();
+        core::array::from_fn(|i| p.position[i] + p.rotation[i][0] * 0.45)
+    };
+    let dist = |a: [f64; 3], b: [f64; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt();
+    let side = 0.05 * 3f64.sqrt();
+    let mut worst = 0.0f64;
+    for s in 0..dynamics("delta_loop").len() {
+        let (t0, t1, t2) = (tip(s, "rod_0"), tip(s, "rod_1"), tip(s, "rod_2"));
+        let origin = all
+            .iter()
+            .find(|p| p.state == s && p.body == "platform")
+            .unwrap()
+            .position;
+        worst = worst
+            .max(dist(t0, origin))
+            .max((dist(t0, t1) - side).abs())
+            .max((dist(t1, t2) - side).abs())
+            .max((dist(t2, t0) - side).abs());
+    }
+    println!("delta: largest loop gap in the poses {worst:.1e}");
+    assert!(worst < 1e-12, "{worst:e}");
 }
 
 #[test]
