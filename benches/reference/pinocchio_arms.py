@@ -68,7 +68,7 @@ def vendor():
     shutil.copyfile(erd_file("ur_description/urdf/ur5_robot.urdf"), ur5)
     shutil.copyfile(erd_file("ur_description/README.md"), os.path.join(ur5_dir, "UPSTREAM.md"))
     # ur_description ships no licence file of its own (its README says BSD); the package's
-    # licence (BSD-3-Clause) is vendored beside it.
+    # licence (BSD-2-Clause) is vendored beside it.
     lic = [f for f in importlib.metadata.distribution("example-robot-data").files
            if "licenses" in str(f) and str(f).endswith("LICENSE")]
     assert len(lic) == 1, lic
