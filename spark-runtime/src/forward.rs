@@ -25,9 +25,9 @@ impl<Sys, Meth: Method> Integrator<Sys, Meth> {
     /// [ k_v   0   0    ] [ψ]   [ −k_q v − k_t             ]
     /// ```
     ///
-    /// so that `a` keeps the state on its holonomic (`G a = −Ġ v`) and nonholonomic
-    /// (`k_v a = −k̇` at fixed `a`) constraints; [`Integrator::multipliers`] returns the `λ`
-    /// and `ψ` of the same solve. Explicit time derivatives are central differences (about
+    /// so that the motion keeps to its holonomic constraints (`d²g/dt² = 0`) and its
+    /// nonholonomic ones (`dk/dt = k_v a + k_q v + k_t = 0`); [`Integrator::multipliers`]
+    /// returns the `λ` and `ψ` of the same solve. Explicit time derivatives are central differences (about
     /// 1e-10 relative; exact where the model does not depend on `t`). The step size and the
     /// method play no part.
     ///
