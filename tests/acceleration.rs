@@ -416,6 +416,7 @@ fn four_bar_loop_against_the_exact_reference_data() {
     let mut sim =
         Integrator::<FileFourBar, GaussLobatto<2>>::new(FileFourBar::default(), 0.01).unwrap();
     let (mut worst_a, mut worst_e, mut worst_mujoco) = (0.0f64, 0.0f64, 0.0f64);
+    let mut worst_lambda = 0.0f64;
     for (r, s) in samples::<3, 1>(&table, "ctrl").iter().enumerate() {
         sim.system_mut().u = s.u[0];
         let state = State::new(0.0, s.q, s.v);
@@ -425,15 +426,25 @@ fn four_bar_loop_against_the_exact_reference_data() {
         worst_a = worst_a.max(err);
         let e = s.kinetic + s.potential;
         worst_e = worst_e.max((sim.energy(&state) - e).abs() / (1.0 + e.abs()));
+        // The same multipliers: the file's g is (tip x − 1, tip z), this model's second row is
+        // −(tip z) (a link turned by ψ about +y points along (cos ψ, −sin ψ)).
+        let lambda = sim.multipliers(&state).unwrap().lambda;
+        let want: [f64; 2] = table.vector(r, "lambda");
+        let lscale = 1.0 + want[0].abs().max(want[1].abs());
+        worst_lambda = worst_lambda
+            .max((lambda[0] - want[0]).abs() / lscale)
+            .max((lambda[1] + want[1]).abs() / lscale);
         let mujoco: [f64; 3] = table.vector(r, "mujoco_a");
         let gap = (0..3).fold(0.0f64, |m, i| m.max((mujoco[i] - s.a[i]).abs())) / scale;
         worst_mujoco = worst_mujoco.max(gap);
     }
     println!(
         "four-bar, {} states: largest relative error of the accelerations {worst_a:.1e}, of the \
-         energy {worst_e:.1e} (MuJoCo's soft loop: {worst_mujoco:.1e})",
+         energy {worst_e:.1e}, of the multipliers {worst_lambda:.1e} (MuJoCo's soft loop: \
+         {worst_mujoco:.1e})",
         table.len()
     );
     assert!(worst_a < 1e-10, "{worst_a:e}");
     assert!(worst_e < 1e-12, "{worst_e:e}");
+    assert!(worst_lambda < 1e-10, "{worst_lambda:e}");
 }
