@@ -244,3 +244,28 @@ pub fn poses(table: &Table) -> Vec<Pose> {
         })
         .collect()
 }
+
+impl Pose {
+    /// The world position of the point `local` given in the body's frame.
+    pub fn point(&self, local: [f64; 3]) -> [f64; 3] {
+        core::array::from_fn(|i| {
+            self.position[i] + (0..3).map(|j| self.rotation[i][j] * local[j]).sum::<f64>()
+        })
+    }
+}
+
+/// `max_i |got_i − want_i| / max_i |want_i|` (the absolute error when `want` is zero): the
+/// relative error of a vector against a reference.
+pub fn relative_error(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let err = got
+        .iter()
+        .zip(want)
+        .fold(0.0f64, |m, (g, w)| m.max((g - w).abs()));
+    let scale = want.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+    if scale > 0.0 {
+        err / scale
+    } else {
+        err
+    }
+}
