@@ -24,6 +24,7 @@
 extern crate self as spark_runtime;
 
 pub mod error;
+mod forward;
 pub mod integrator;
 pub mod linalg;
 pub mod math;

@@ -1,6 +1,8 @@
 //! Shared helpers of the integration tests: independent reference solutions and order fits.
 #![allow(dead_code)]
 
+pub mod reference;
+
 /// Classical RK4 on `y' = f(y)` with `n` steps over `[0, t_end]`: the tests' independent
 /// reference (it shares no code with spark and works in minimal coordinates).
 pub fn rk4<const D: usize>(
