@@ -6,6 +6,7 @@
 
 mod common;
 
+mod acceleration;
 mod adaptive;
 mod arrays;
 mod bad_inputs;
@@ -27,6 +28,7 @@ mod pendulum;
 mod problem61;
 mod project_stack;
 mod reduced_evaluations;
+mod reference_data;
 mod rigid_body;
 mod runtime_errors;
 mod seven_body;

@@ -5,15 +5,15 @@
 //! tiny steps agree to O(h²)), and a four-bar closed loop against the exact accelerations of
 //! `tests/data/four_bar_dynamics.csv` (an independent sympy/numpy saddle solve).
 
-mod common;
+use crate::common;
 
 use common::reference::{samples, Table};
 use spark::{Error, GaussLobatto, Integrator, Options, State};
 
-include!("../examples/models/pendulum.rs");
-include!("../examples/models/double_pendulum.rs");
-include!("../examples/models/skate.rs");
-include!("../examples/models/nonholonomic_particle.rs");
+include!("../../examples/models/pendulum.rs");
+include!("../../examples/models/double_pendulum.rs");
+include!("../../examples/models/skate.rs");
+include!("../../examples/models/nonholonomic_particle.rs");
 
 spark::mechanics! {
     /// The Cartesian cart-pole of `examples/models/cartpole.rs`: a cart on a rail with viscous

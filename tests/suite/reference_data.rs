@@ -3,7 +3,7 @@
 //! its script recorded are at round-off, and the poses are rotations; the four-bar's poses close
 //! its loop. The comparisons of spark's models with these data live with the models' tests.
 
-mod common;
+use crate::common;
 
 use common::reference::{poses, relative_error, samples, Table};
 
