@@ -90,7 +90,11 @@ pub fn inverse<const R: usize>(a: &SMatrix<f64, R, R>) -> Option<SMatrix<f64, R,
             }
         }
         let pivot = m[(p, c)];
-        if !(pivot.abs() > 1e-300 * scale) {
+        if pivot
+            .abs()
+            .partial_cmp(&(1e-300 * scale))
+            .is_none_or(|o| o.is_le())
+        {
             return None;
         }
         m.swap_rows(c, p);

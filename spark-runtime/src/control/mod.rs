@@ -9,6 +9,7 @@
 //!   across a projection) so that gains and covariances carry over;
 //! * [`linearize`]: `Integrator` methods: the tangent basis without turbofish, one step with
 //!   its reduced `(A, B)`, the continuous-time dynamics `f(x, u)` and their Jacobians;
+//! * [`error`]: the control layer's error, [`error::ControlError`];
 //! * [`dense`]: the small dense factorizations the rest uses (Cholesky, LU inverse, polar);
 //! * [`lqr`]: discrete LQR (finite-horizon Riccati recursion, the infinite-horizon gain);
 //! * [`cost`]: stage and terminal costs (quadratic, or the user's own, e.g. on task-space
@@ -24,6 +25,7 @@ pub mod boxqp;
 pub mod cost;
 pub mod dense;
 pub mod ekf;
+pub mod error;
 pub mod ilqr;
 pub mod linearize;
 pub mod lqr;
