@@ -46,3 +46,5 @@ impl core::fmt::Display for ControlError {
         }
     }
 }
+
+impl core::error::Error for ControlError {}

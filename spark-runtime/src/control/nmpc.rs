@@ -84,6 +84,9 @@ pub struct Nmpc<const N: usize, const U: usize, const D: usize, const H: usize> 
     /// Solver settings.
     pub settings: Settings,
     started: bool,
+    /// Whether the next period moves the horizon on (not before the first period of a driver
+    /// built [`Nmpc::from_solver`]).
+    shift_next: bool,
 }
 
 impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, D, H> {
@@ -99,16 +102,20 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, 
             iterations,
             settings,
             started: false,
+            shift_next: false,
         }
     }
 
-    /// A driver that starts from a solved trajectory (for example an offline iLQR plan).
+    /// A driver that starts from a solved trajectory whose start is the first period's state
+    /// (for example a solve to convergence before the loop starts): the first period warm-starts
+    /// from it without moving the horizon.
     pub fn from_solver(solver: Ilqr<N, U, D, H>, iterations: usize, settings: Settings) -> Self {
         Self {
             solver,
             iterations,
             settings,
             started: true,
+            shift_next: false,
         }
     }
 
@@ -129,7 +136,9 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, 
     {
         let mut stats = NmpcStats::default();
         if self.started {
-            self.solver.shift();
+            if self.shift_next {
+                self.solver.shift();
+            }
             stats.steps += self.solver.restart(sim, cost, bounds, state)?;
         } else {
             self.solver.nominal.start = *state;
@@ -137,6 +146,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, 
             stats.steps += H;
             self.started = true;
         }
+        self.shift_next = true;
         for _ in 0..self.iterations {
             let s = self.solver.iterate(sim, cost, bounds, &self.settings)?;
             stats.iterations += 1;
