@@ -185,38 +185,42 @@ fn adjoint_gradient_equals_central_differences_away_from_the_solution() {
     assert!(worst < 1e-6, "{worst:e}");
 }
 
+/// The README's NMPC loop, verbatim between the markers, with checks added
+/// (not reformatted, to stay identical to the README).
+#[rustfmt::skip]
 #[test]
-fn nmpc_holds_the_pole_upright_within_bounds() {
-    let mut model = Sim::new(CartPole::default(), 0.02).unwrap();
-    // The plant: heavier pole, more cart friction.
-    let mut plant = Sim::new(
-        CartPole {
-            m: 0.22,
-            c: 0.5,
-            ..CartPole::default()
-        },
-        0.02,
-    )
-    .unwrap();
-    let cost = swing_cost(1.0, 100.0);
+fn nmpc_holds_the_pole_upright_within_bounds() -> Result<(), Box<dyn std::error::Error>> {
+    let (mut umax, mut late, mut i) = (0.0f64, 0.0f64, 0);
+    // README begin
+    let mut model = Integrator::<CartPole, GaussLobatto<2>>::new(CartPole::default(), 0.02)?;
+    let plant_sys = CartPole { m: 0.22, c: 0.5, ..CartPole::default() };
+    let mut plant = Integrator::<CartPole, GaussLobatto<2>>::new(plant_sys, 0.02)?;
+    let mut q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::from([1.1, 1.0, 1.0, 0.01, 0.01, 0.01]));
+    (q[(0, 1)], q[(1, 0)]) = (-1.0, -1.0); // (x − xc)²: the pole tip over the cart
+    let cost = Quadratic {
+        q, qf: q * 100.0, r: SMatrix::identity() * 1e-3,
+        x_ref: SVector::from([0.0, 0.0, 0.5, 0.0, 0.0, 0.0]), u_ref: SVector::zeros(),
+    };
     let bounds = Bounds::symmetric(5.0);
-    let mut s = at(0.25, 0.0);
+    let mut s = State::new(0.0, [0.0, 0.5 * 0.25f64.sin(), 0.5 * 0.25f64.cos()], [0.0; 3]);
     let mut mpc = Nmpc::<3, 1, 4, 40>::new(&s, [SVector::zeros(); 40], 1, Settings::default());
-    let (mut umax, mut late) = (0.0f64, 0.0f64);
-    for i in 0..300 {
-        let (u, stats) = mpc.control(&mut model, &cost, &bounds, &s).unwrap();
+    for _ in 0..300 {
+        let (u, stats) = mpc.control(&mut model, &cost, &bounds, &s)?; // stats: steps, QP iterations
+        plant.system_mut().u = u[0];
+        plant.step(&mut s)?;
+        // README end
         assert!(stats.iterations == 1 && stats.steps >= 40);
         umax = umax.max(u[0].abs());
-        plant.system_mut().u = u[0];
-        plant.step(&mut s).unwrap();
         let lean = (s.q[1] - s.q[0]).atan2(s.q[2]);
         if i >= 250 {
             late = late.max(lean.abs());
         }
+        i += 1;
     }
     println!("NMPC: max |u| {umax}, lean over the last second {late:.2e}");
     assert!(umax <= 5.0);
     assert!(late < 1e-3, "{late}");
+    Ok(())
 }
 
 #[test]

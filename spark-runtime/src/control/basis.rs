@@ -84,7 +84,7 @@ impl<const N: usize, const D: usize> TangentBasis<N, D> {
     ///     q: SMatrix::from_row_slice(&[0.0, -1.0, 1.0, 0.0]),
     ///     v: SMatrix::zeros(),
     /// };
-    /// assert!(raw.distance(&prev) > 1.0);
+    /// assert!(raw.distance(&prev) >= 1.0);
     /// let aligned = raw.aligned_with(&prev).unwrap();
     /// assert!(aligned.distance(&prev) < 1e-15);
     /// ```
