@@ -30,6 +30,7 @@ use spark::{GaussLobatto, Integrator, State};
 
 include!("models/plot.rs");
 include!("models/cartpole.rs");
+include!("models/stack.rs");
 
 use cartpole::{cartesian, minimal, CartPole, TC, V4};
 
@@ -262,6 +263,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "  largest lean during the hold {hold_worst:.2e} rad; cart at {:.3} m",
         s.q[0]
     );
+    // The stack of one control period, painted in a thread of its own (x86_64, release).
+    let stack_bytes = {
+        let (mut mpc, mut model, state) = (mpc, model, s);
+        std::thread::Builder::new()
+            .stack_size(4 * stack::DEPTH)
+            .spawn(move || {
+                let mut run = || {
+                    let out = mpc.control(&mut model, &hold_cost, &bounds, &state);
+                    std::hint::black_box(out.is_ok());
+                };
+                stack::measure(&mut run)
+            })?
+            .join()
+            .map_err(|_| "the stack measurement panicked")?
+    };
+    println!("  stack of one control period (H = {H_HOLD}, 2 iterations): {stack_bytes} bytes (x86_64, painted)");
     let (g, w) = plant.constraint_residual(&s);
     println!("  constraint residuals at the end: {g:.1e}, {w:.1e}");
 
