@@ -267,3 +267,70 @@ fn ekf_converges_and_its_basis_stays_continuous_across_updates() {
     assert!(err < 1e-2, "{err}");
     assert!(worst_jump < 0.1, "{worst_jump}");
 }
+
+spark::mechanics! {
+    /// A planar vehicle that cannot slip sideways (one nonholonomic constraint: D = 5).
+    struct Vehicle {
+        coordinates: [x, y, th],
+        velocities: [vx, vy, w],
+        parameters: [m = 1.0, i = 0.2, c = 0.1],
+        inputs: [f, tau],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) + 0.5 * i * w.powi(2),
+        forces: [f * th.cos(), f * th.sin(), tau],
+        dissipation: 0.5 * c * (vx.powi(2) + vy.powi(2) + w.powi(2)),
+        nonholonomic: [-th.sin() * vx + th.cos() * vy],
+    }
+}
+
+/// With a nonholonomic constraint (the mixed step's Jacobian, tangent space of dimension
+/// 2N − K = 5): the adjoint gradient equals central differences, and box-DDP parks the vehicle
+/// with the bounds met exactly and the KKT conditions satisfied.
+#[test]
+fn box_ddp_on_a_nonholonomic_vehicle() {
+    let mut sim = Integrator::<Vehicle, GaussLobatto<2>>::new(Vehicle::default(), 0.1).unwrap();
+    let cost = Quadratic::<6, 2> {
+        q: SMatrix::from_diagonal(&SVector::from([0.0, 0.0, 0.0, 0.01, 0.01, 0.01])),
+        r: SMatrix::identity() * 1e-2,
+        qf: SMatrix::identity() * 1e3,
+        x_ref: SVector::from([1.5, 1.0, 0.0, 0.0, 0.0, 0.0]),
+        u_ref: SVector::zeros(),
+    };
+    let bounds = Bounds {
+        lo: SVector::from([-0.8, -0.35]),
+        hi: SVector::from([0.8, 0.35]),
+    };
+    let start = State::new(0.0, [0.0; 3], [0.0; 3]);
+    let guess: [SVector<f64, 2>; 60] =
+        std::array::from_fn(|k| SVector::from([0.5, if k < 15 { 0.3 } else { 0.0 }]));
+    let mut solver = Ilqr::<3, 2, 5, 60>::new(start, guess);
+    solver.initialize(&mut sim, &cost, &bounds).unwrap();
+    // The gradient at the first guess against central differences.
+    let g = solver.gradient(&cost);
+    let mut worst = 0.0f64;
+    for (k, i) in [(0, 0), (7, 1), (30, 0), (59, 1)] {
+        let e = 1e-5;
+        let mut rolled = |du: f64| {
+            let mut c = guess;
+            c[k][i] += du;
+            let mut s = Ilqr::<3, 2, 5, 60>::new(start, c);
+            s.initialize(&mut sim, &cost, &Bounds::symmetric(1e9))
+                .unwrap();
+            s.nominal.cost
+        };
+        let fd = (rolled(e) - rolled(-e)) / (2.0 * e);
+        worst = worst.max((fd - g[k][i]).abs() / (1e-3 + fd.abs()));
+    }
+    println!("vehicle: adjoint gradient against central differences {worst:.2e}");
+    assert!(worst < 1e-6, "{worst:e}");
+    let (_, iterations) = solver
+        .solve(&mut sim, &cost, &bounds, &Settings::default())
+        .unwrap();
+    let kkt = solver.kkt(&cost, &bounds);
+    let end = solver.nominal.state(60);
+    println!("vehicle: {iterations} iterations, end {:?}, {kkt:?}", end.q);
+    assert!((end.q[0] - 1.5).abs() < 0.01 && (end.q[1] - 1.0).abs() < 0.01);
+    assert!(kkt.active > 0 && kkt.bound_violation == 0.0);
+    assert!(kkt.projected_gradient < 1e-6, "{kkt:?}");
+    let (_, k) = sim.constraint_residual(end);
+    assert!(k < 1e-12, "{k:e}");
+}
