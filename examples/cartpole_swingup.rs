@@ -185,6 +185,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         H_SWING,
         kkt.bound_violation
     );
+    // The plan's inputs, for `benches/control/casadi_swingup.py --warm`.
+    std::fs::create_dir_all("examples/out")?;
+    let inputs: Vec<String> = plan
+        .nominal
+        .controls
+        .iter()
+        .map(|u| format!("{:e}", u[0]))
+        .collect();
+    std::fs::write(
+        "examples/out/cartpole_swingup_plan.txt",
+        inputs.join("\n") + "\n",
+    )?;
     let end = plan.nominal.state(H_SWING);
     println!("  planned final lean {:.2e} rad", lean(&p, end));
 

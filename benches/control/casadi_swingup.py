@@ -11,9 +11,12 @@ are accurate to far below the cost differences reported). Initial guess: the exa
 back and forth for the first second, rolled out).
 
 Run:  python3 benches/control/casadi_swingup.py
+With --warm, the first guess is spark's solution (examples/out/cartpole_swingup_plan.txt, written
+by the example), rolled out: a check that both solve the same problem (the same cost).
 """
 
 import math
+import sys
 import time
 
 import casadi as ca
@@ -73,6 +76,10 @@ def main():
     opti.subject_to(z[:, 0] == np.array([0.0, math.pi, 0.0, 0.0]))
     # The example's guess, rolled out.
     guess = [10.0 * math.sin(2 * math.pi * k * TC) if k * TC < 1.0 else 0.0 for k in range(H)]
+    if "--warm" in sys.argv:
+        with open("examples/out/cartpole_swingup_plan.txt") as fh:
+            guess = [float(v) for v in fh.read().split()]
+        assert len(guess) == H
     zk = np.array([0.0, math.pi, 0.0, 0.0])
     zg = [zk]
     for k in range(H):
@@ -87,6 +94,7 @@ def main():
     stats = opti.stats()
     ur = np.array(sol.value(u)).flatten()
     zr = np.array(sol.value(z))
+    print(f"guess: {'spark solution' if '--warm' in sys.argv else 'the example first guess'}")
     print(f"casadi {ca.__version__} ipopt: {stats['iter_count']} iterations, "
           f"{wall * 1e3:.1f} ms wall (solve call), cost {sol.value(j):.6e}, "
           f"status {stats['return_status']}")
