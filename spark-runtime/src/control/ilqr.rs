@@ -210,6 +210,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
     /// A solver starting at `start` with the initial inputs `controls` (a warm start, or
     /// zeros). Call [`Ilqr::initialize`] before iterating.
     pub fn new(start: State<N>, controls: [SVector<f64, U>; H]) -> Self {
+        const { assert!(H >= 1, "a horizon has at least one interval") };
         let mut nominal = Trajectory::zeroed(start);
         nominal.controls = controls;
         Self {

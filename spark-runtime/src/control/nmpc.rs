@@ -121,7 +121,8 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, 
 
     /// The input for the period starting at the measured `state`, and what it cost. The first
     /// call rolls out the initial inputs; later ones shift the horizon and warm-start with the
-    /// previous policy. `sim` is the prediction model (its inputs are restored).
+    /// previous policy. `sim` is the prediction model (its inputs are restored). On error the
+    /// horizon may have moved on; the next call continues from it.
     pub fn control<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,

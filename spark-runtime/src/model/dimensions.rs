@@ -42,11 +42,11 @@ use crate::model::{Inputs, Lagrangian};
 /// let _: TangentBasis<2, 2> = basis;
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` does not have these sizes: N = {N} coordinates, M = {M} holonomic and \
-               K = {K} nonholonomic constraints, U = {U} inputs, tangent dimension D = {D}, \
-               X = 2N = {X}",
+    message = "`{Self}` does not have the sizes `Dimensions<{N}, {M}, {K}, {U}, {D}, {X}>` asked for here",
     label = "these sizes do not match the model",
-    note = "the model fixes every size (D = 2N − 2M − K); leave them to inference"
+    note = "`Dimensions<N, M, K, U, D, X>`: N coordinates, M holonomic and K nonholonomic \
+            constraints, U inputs, tangent dimension D = 2N − 2M − K, X = 2N; the model fixes \
+            every size: leave them to inference"
 )]
 pub trait Dimensions<
     const N: usize,
