@@ -532,8 +532,26 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     let kk = model.nonholonomic.len();
     let inputs_impl = emit_inputs(&mut model, &d.p, &d.f, &[]);
     let name = &model.name;
+    // Every size the model fixes, for inference (`Dimensions`): inputs, tangent dimension
+    // 2N − 2M − K (at least 0: more constraints than that is the model's own error), 2N.
+    let input_fields: Vec<TokenStream> = model
+        .params
+        .iter()
+        .filter(|p| p.input)
+        .map(crate::model::Param::access)
+        .collect();
+    let (nu, input_index) = (input_fields.len(), 0..input_fields.len());
+    let (dd, xx) = ((2 * n).saturating_sub(2 * m + kk), 2 * n);
     quote! {
         #inputs_impl
+        #[automatically_derived]
+        #[allow(unused_variables)]
+        impl #rt::Dimensions<#n, #m, #kk, #nu, #dd, #xx> for #name {
+            #[inline]
+            fn set_inputs(&mut self, u: &#na::SVector<f64, #nu>) {
+                #( #input_fields = u[#input_index]; )*
+            }
+        }
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m, #kk> for #name {

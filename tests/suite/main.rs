@@ -1,8 +1,8 @@
 //! The integration tests of `spark`, one module per topic, linked into ONE test binary: each
 //! separate file under `tests/` is its own crate linking the whole library, and 30 of them took
 //! most of the test command's time. `cargo test --release --test suite MODULE::` runs one topic.
-//! Two tests stay binaries of their own: `no_alloc` (it installs a counting global allocator)
-//! and `ui` (trybuild compile-fail cases).
+//! `ui` (trybuild compile-fail cases) stays a binary of its own; the counting global allocator of
+//! `no_alloc` is this binary's, and counts only the thread that watches.
 
 mod common;
 
@@ -13,6 +13,10 @@ mod bad_inputs;
 mod ball_table;
 mod bicycle;
 mod charged_particle;
+mod control_ilqr;
+mod control_linearize;
+mod control_lqr;
+mod control_no_alloc;
 mod double_pendulum;
 mod emprk;
 mod forces;
@@ -21,6 +25,7 @@ mod jacobian_stack;
 mod lints;
 mod lobatto;
 mod lobatto_index2;
+mod no_alloc;
 mod nonholonomic;
 mod nonholonomic_lobatto;
 mod nonholonomic_nonlinear;

@@ -1,4 +1,7 @@
-//! Stepping allocates nothing: a counting global allocator watches 1,000 steps.
+//! Stepping allocates nothing: a counting global allocator watches 1,000 steps. The allocator
+//! is the suite binary's: it counts per thread and only while a test watches, so the other tests,
+//! running at the same time on their own threads, are not counted (`watched` is shared with
+//! `control_no_alloc`).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -22,6 +25,15 @@ fn count() {
 
 fn allocations() -> usize {
     ALLOCATIONS.with(Cell::get)
+}
+
+/// Runs `f` with this thread's allocations counted: its value and how many it made.
+pub(crate) fn watched<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = allocations();
+    WATCHED.with(|w| w.set(true));
+    let out = f();
+    WATCHED.with(|w| w.set(false));
+    (out, allocations() - before)
 }
 
 // SAFETY: forwards to the system allocator; only counts calls.
