@@ -2,7 +2,7 @@
 
 use spark_runtime::{Error, GaussLobatto, Integrator, Method, State};
 
-#[path = "../../models/pendulum.rs"]
+#[path = "../models/pendulum.rs"]
 mod pendulum;
 use pendulum::{reference, Pendulum};
 
