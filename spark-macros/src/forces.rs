@@ -90,7 +90,9 @@ pub fn build(cx: &mut Ctxt, arena: &mut Arena, d: Input) -> Vec<Id> {
             cx.error_spanned_help(
                 e,
                 "this dissipation does not depend on any velocity, so it adds no force",
-                "a Rayleigh dissipation function `D(t, q, v)` is quadratic in the velocities,                  e.g. `0.5 * c * vx.powi(2)`; a force that depends on the coordinates only                  belongs in the Lagrangian (as a potential) or in `forces: [...]`",
+                "a Rayleigh dissipation function `D(t, q, v)` is quadratic in the velocities, \
+                 e.g. `0.5 * c * vx.powi(2)`; a force that depends on the coordinates only \
+                 belongs in the Lagrangian (as a potential) or in `forces: [...]`",
             );
         }
     }

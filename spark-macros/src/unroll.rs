@@ -141,7 +141,7 @@ fn duplicate(errors: &mut Vec<syn::Error>, name: &str, first: &Declared, again: 
     errors.push(syn::Error::new(
         first.span,
         format!(
-            "the name `{name}` is defined multiple times: first here, as {}",
+            "the name `{name}` is defined multiple times, here as {}",
             first.kind
         ),
     ));
@@ -149,7 +149,7 @@ fn duplicate(errors: &mut Vec<syn::Error>, name: &str, first: &Declared, again: 
         again.0,
         with_help(
             format!(
-                "the name `{name}` is defined multiple times: again here, as {}",
+                "the name `{name}` is defined multiple times, here as {}",
                 again.1
             ),
             "constants, helpers, coordinates, velocities, parameters and inputs share one \
@@ -164,6 +164,7 @@ pub fn apply(input: &mut ModelInput) {
         ints: HashMap::new(),
         consts: HashMap::new(),
         arrays: HashMap::new(),
+        failed: Default::default(),
         scalars: HashMap::new(),
         helpers: HashMap::new(),
         defs: Vec::new(),
@@ -269,12 +270,15 @@ pub fn apply(input: &mut ModelInput) {
             for (name, size) in list.names.drain(..).zip(sizes) {
                 match size {
                     None => names.push(name),
-                    Some(size) => {
-                        if let Some(n) = cx.array_size(&name, &size) {
+                    Some(size) => match cx.array_size(&name, &size) {
+                        Some(n) => {
                             cx.arrays.insert(name.to_string(), n);
                             names.extend((0..n).map(|k| element(&name, k)));
                         }
-                    }
+                        // Keeps the list as long as its partner (reported; all is a placeholder).
+                        None if cx.exhausted => names.push(name),
+                        None => {}
+                    },
                 }
             }
             list.names = names;
@@ -331,6 +335,8 @@ struct Unroller {
     consts: HashMap<String, i64>,
     /// Declared arrays and their sizes.
     arrays: HashMap<String, usize>,
+    /// Arrays whose declaration has an error (reported): their uses are placeholders.
+    failed: std::collections::HashSet<String>,
     /// Declared scalar names and what they are, for messages about indexing them.
     scalars: HashMap<String, &'static str>,
     /// Helpers by name: their index in `defs`.
@@ -559,6 +565,7 @@ impl Unroller {
 
     /// The size of the array `name[size]`, checked (`None` after an error).
     fn array_size(&mut self, name: &Ident, size: &Expr) -> Option<usize> {
+        self.failed.insert(name.to_string());
         let n = match self.int(size) {
             Ok(n) => n,
             Err(e) => {
@@ -574,11 +581,17 @@ impl Unroller {
                  model may have"
             )
         } else if self.charge(n as usize, size, &format!("the array `{name}`")) {
+            self.failed.remove(&name.to_string());
             return Some(n as usize);
         } else {
             return None;
         };
         self.errors.push(error(size, msg));
+        if n > MAX_ARRAY {
+            // The model's size is out of reach: everything else would only report
+            // consequences (sums over the array, lists left empty).
+            self.exhausted = true;
+        }
         None
     }
 
@@ -921,6 +934,16 @@ impl VisitMut for Unroller {
     }
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if self.exhausted {
+            *e = reported(e.span());
+            return;
+        }
+        let failed =
+            |x: &Expr| single_ident(x).is_some_and(|n| self.failed.contains(&n.to_string()));
+        if failed(e) || matches!(&*e, Expr::Index(ix) if failed(&ix.expr)) {
+            *e = reported(e.span());
+            return;
+        }
         let replacement: Option<syn::Result<Expr>> = match &*e {
             Expr::Index(ix) => Some(match single_ident(&ix.expr) {
                 Some(name) if self.arrays.contains_key(&name.to_string()) => {
@@ -1047,6 +1070,7 @@ mod tests {
             ints: HashMap::new(),
             consts: [("N".to_string(), 5)].into_iter().collect(),
             arrays: HashMap::new(),
+            failed: Default::default(),
             scalars: HashMap::new(),
             helpers: HashMap::new(),
             defs: Vec::new(),

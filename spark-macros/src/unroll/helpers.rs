@@ -128,7 +128,13 @@ fn signature(
                     }
                     params.push(p.ident.clone());
                 }
-                _ => errors.push(error(arg, "a helper's parameters are written `name: f64`")),
+                (pat, _) => {
+                    errors.push(error(arg, "a helper's parameters are written `name: f64`"));
+                    // Still in scope, so that its uses add nothing.
+                    if let Pat::Ident(p) = pat {
+                        params.push(p.ident.clone());
+                    }
+                }
             },
             syn::FnArg::Receiver(r) => {
                 errors.push(error(r, "a helper is a plain function of `f64` values"))
