@@ -14,6 +14,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(p) => p,
         Err(e) => return parse::fallback(input, e),
     };
+    parsed
+        .errors
+        .extend(crate::unroll::reserved_prefix_errors(&input));
     crate::unroll::apply(&mut parsed);
     match crate::model::build(parsed) {
         Ok(model) => emit_model(model),
