@@ -21,6 +21,7 @@ mod double_pendulum;
 mod emprk;
 mod forces;
 mod four_bar;
+mod helpers;
 mod jacobian_stack;
 mod lints;
 mod lobatto;
