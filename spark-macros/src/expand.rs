@@ -14,8 +14,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(p) => p,
         Err(e) => return parse::fallback(input, e),
     };
+    let file_items = crate::mechanism::desugar(&mut parsed);
     crate::unroll::apply(&mut parsed);
-    match crate::model::build(parsed) {
+    let mut out = match crate::model::build(parsed) {
         Ok(model) => emit_model(model),
         Err(failed) => {
             let (err, stub) = *failed;
@@ -23,7 +24,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
             out.extend(emit_stub(&stub));
             out
         }
-    }
+    };
+    out.extend(file_items);
+    out
 }
 
 /// A struct with the declared parameters, so that code using the model keeps compiling while
@@ -366,8 +369,13 @@ fn emit_header(model: &Model) -> TokenStream {
     let rt = quote!(::spark::__private::runtime);
 
     let shown = |c: &syn::Ident| crate::unroll::display(&c.to_string());
-    let coords: Vec<String> = model.coords.iter().map(shown).collect();
-    let vels: Vec<String> = model.vels.iter().map(shown).collect();
+    let (coords, vels): (Vec<String>, Vec<String>) = match &model.shown_names {
+        Some(names) => names.clone(),
+        None => (
+            model.coords.iter().map(shown).collect(),
+            model.vels.iter().map(shown).collect(),
+        ),
+    };
     let decl = emit_struct(&StructDecl {
         attrs,
         vis,

@@ -12,6 +12,7 @@ mod ctxt;
 mod expand;
 mod forces;
 mod lower;
+mod mechanism;
 mod model;
 mod parse;
 mod saddle;

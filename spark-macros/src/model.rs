@@ -96,6 +96,8 @@ pub struct Model {
     /// Nonholonomic constraints `k(t, q, v)` (Lagrangian form only).
     pub nonholonomic: Vec<Id>,
     pub form: Form,
+    /// `COORDINATE_NAMES` and `VELOCITY_NAMES` when they are not the identifiers.
+    pub shown_names: Option<(Vec<String>, Vec<String>)>,
 }
 
 /// How the dynamics are given.
@@ -232,7 +234,7 @@ fn collect_fields(cx: &mut Ctxt, fields_in: Vec<crate::parse::Field>) -> Fields 
             FieldValue::Exprs(e) if key == "f" => fields.dae[2] = Some(e),
             FieldValue::Exprs(e) if key == "r" => fields.dae[3] = Some(e),
             FieldValue::Exprs(e) => fields.nonholonomic = Some(e),
-            FieldValue::Unknown | FieldValue::Invalid => {}
+            FieldValue::Unknown | FieldValue::Invalid | FieldValue::Tokens(_) => {}
         }
     }
     fields
@@ -406,6 +408,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         name,
         fields,
         errors,
+        shown_names,
         ..
     } = input;
     for e in errors {
@@ -789,6 +792,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             holonomic,
             nonholonomic,
             form,
+            shown_names,
         }),
     }
 }

@@ -1,0 +1,1 @@
+//! Unit tests of the file readers and the lowering.
