@@ -170,3 +170,66 @@ fn urdf_names_and_constants() {
     let sys = UrdfPendulum::default();
     assert_eq!([sys.gravity_x, sys.gravity_y, sys.gravity_z], [0.0, 0.0, -9.81]);
 }
+
+spark::mechanics! {
+    /// `tests/models/mjcf_zoo.xml`: every supported MJCF feature of an open chain.
+    pub struct Zoo {
+        mjcf: "tests/models/mjcf_zoo.xml",
+    }
+}
+
+/// `q̇ = ½ q ⊗ (0, ω)` for a unit quaternion `q` (w first) and a body angular velocity `ω`.
+fn quaternion_rate(q: &[f64], w: &[f64]) -> [f64; 4] {
+    let [a, b, c, d] = [q[0], q[1], q[2], q[3]];
+    let [x, y, z] = [w[0], w[1], w[2]];
+    [
+        0.5 * (-b * x - c * y - d * z),
+        0.5 * (a * x + c * z - d * y),
+        0.5 * (a * y + d * x - b * z),
+        0.5 * (a * z + b * y - c * x),
+    ]
+}
+
+#[test]
+fn mjcf_zoo_energy_equals_mujoco() {
+    let text = include_str!("models/mjcf_zoo_reference.csv");
+    let mut lines = text.lines();
+    lines.next();
+    let qpos0: Vec<f64> = lines.next().unwrap()["# qpos0 ".len()..]
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    for (a, b) in Zoo::REFERENCE_CONFIGURATION.iter().zip(&qpos0) {
+        assert!((a - b).abs() < 1e-15, "{a} {b}");
+    }
+    assert_eq!(
+        Zoo::COORDINATE_NAMES,
+        [
+            "h1", "s1", "h2", "ball.qw", "ball.qx", "ball.qy", "ball.qz", "h3", "float.x",
+            "float.y", "float.z", "float.qw", "float.qx", "float.qy", "float.qz"
+        ]
+    );
+    let sim = Integrator::<Zoo, GaussLobatto<2>>::new(Zoo::default(), 0.01).unwrap();
+    let mut count = 0;
+    for line in lines {
+        let r: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        let (qpos, qvel) = (&r[..15], &r[15..28]);
+        let (pot, kin) = (r[28], r[29]);
+        let mut v = [0.0; 15];
+        v[..3].copy_from_slice(&qvel[..3]);
+        v[3..7].copy_from_slice(&quaternion_rate(&qpos[3..7], &qvel[3..6]));
+        v[7] = qvel[6];
+        v[8..11].copy_from_slice(&qvel[7..10]);
+        v[11..15].copy_from_slice(&quaternion_rate(&qpos[11..15], &qvel[10..13]));
+        let mut q = [0.0; 15];
+        q.copy_from_slice(qpos);
+        let e = sim.energy(&State::new(0.0, q, v));
+        let reference = pot + kin;
+        assert!(
+            (e - reference).abs() < 1e-10 * reference.abs().max(1.0),
+            "energy {e} against MuJoCo's {reference} (potential {pot}, kinetic {kin})"
+        );
+        count += 1;
+    }
+    assert_eq!(count, 40);
+}
