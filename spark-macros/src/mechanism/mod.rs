@@ -160,7 +160,8 @@ pub fn lower(mech: &Mechanism, q: &[Ident], v: &[Ident], g: &[Ident; 3], span: S
                     line,
                     msg: format!(
                         "{name} is not assembled at the file's reference configuration: one of \
-                         its rows is the constant {c:e}, which no motion can change"
+                         its rows is the constant {}, which no motion can change",
+                        if (1e-3..1e4).contains(&c.abs()) { format!("{c}") } else { format!("{c:e}") }
                     ),
                 });
             }

@@ -12,7 +12,7 @@ pub struct FileError {
 }
 
 /// Collected errors of one file.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub struct Errors {
     /// In the order found.
     pub list: Vec<FileError>,
