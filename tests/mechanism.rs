@@ -57,9 +57,12 @@ impl Rng {
 
 #[test]
 fn urdf_pendulum_energy_equals_hand_written_lagrangians() {
-    let urdf = Integrator::<UrdfPendulum, GaussLobatto<2>>::new(UrdfPendulum::default(), 0.01).unwrap();
-    let angles = Integrator::<AnglePendulum, GaussLobatto<2>>::new(AnglePendulum::default(), 0.01).unwrap();
-    let cart = Integrator::<DoublePendulum, GaussLobatto<2>>::new(DoublePendulum::default(), 0.01).unwrap();
+    let urdf =
+        Integrator::<UrdfPendulum, GaussLobatto<2>>::new(UrdfPendulum::default(), 0.01).unwrap();
+    let angles =
+        Integrator::<AnglePendulum, GaussLobatto<2>>::new(AnglePendulum::default(), 0.01).unwrap();
+    let cart = Integrator::<DoublePendulum, GaussLobatto<2>>::new(DoublePendulum::default(), 0.01)
+        .unwrap();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for _ in 0..40 {
         let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
@@ -74,16 +77,24 @@ fn urdf_pendulum_energy_equals_hand_written_lagrangians() {
         let cq = [x1, y1, x1 - c.sin(), y1 - c.cos()];
         let cv = [u1, w1, u1 - c.cos() * vc, w1 + c.sin() * vc];
         let e_cart = cart.energy(&State::new(0.0, cq, cv));
-        assert!((e_urdf - e_angles).abs() < 1e-12 * e_urdf.abs().max(1.0), "{e_urdf} {e_angles}");
-        assert!((e_urdf - e_cart).abs() < 1e-12 * e_urdf.abs().max(1.0), "{e_urdf} {e_cart}");
+        assert!(
+            (e_urdf - e_angles).abs() < 1e-12 * e_urdf.abs().max(1.0),
+            "{e_urdf} {e_angles}"
+        );
+        assert!(
+            (e_urdf - e_cart).abs() < 1e-12 * e_urdf.abs().max(1.0),
+            "{e_urdf} {e_cart}"
+        );
     }
 }
 
 #[test]
 fn urdf_pendulum_steps_as_the_hand_written_one() {
     let h = 0.01;
-    let mut urdf = Integrator::<UrdfPendulum, GaussLobatto<2>>::new(UrdfPendulum::default(), h).unwrap();
-    let mut angles = Integrator::<AnglePendulum, GaussLobatto<2>>::new(AnglePendulum::default(), h).unwrap();
+    let mut urdf =
+        Integrator::<UrdfPendulum, GaussLobatto<2>>::new(UrdfPendulum::default(), h).unwrap();
+    let mut angles =
+        Integrator::<AnglePendulum, GaussLobatto<2>>::new(AnglePendulum::default(), h).unwrap();
     let mut s1 = State::new(0.0, [1.0, -0.5], [0.0, 0.3]);
     let mut s2 = s1.clone();
     let e0 = urdf.energy(&s1);
@@ -92,17 +103,25 @@ fn urdf_pendulum_steps_as_the_hand_written_one() {
         urdf.step(&mut s1).unwrap();
         angles.step(&mut s2).unwrap();
         for i in 0..2 {
-            worst = worst.max((s1.q[i] - s2.q[i]).abs()).max((s1.v[i] - s2.v[i]).abs());
+            worst = worst
+                .max((s1.q[i] - s2.q[i]).abs())
+                .max((s1.v[i] - s2.v[i]).abs());
         }
     }
-    assert!(worst < 1e-12, "largest difference over 1000 steps {worst:e}");
+    assert!(
+        worst < 1e-12,
+        "largest difference over 1000 steps {worst:e}"
+    );
     let drift = (urdf.energy(&s1) - e0).abs();
     assert!(drift < 1e-3, "energy drift {drift:e}");
 }
 
 /// Rotation by `t` about +y of the point (x, z) of the x-z plane.
 fn rot_y(t: f64, p: [f64; 2]) -> [f64; 2] {
-    [p[0] * t.cos() + p[1] * t.sin(), -p[0] * t.sin() + p[1] * t.cos()]
+    [
+        p[0] * t.cos() + p[1] * t.sin(),
+        -p[0] * t.sin() + p[1] * t.cos(),
+    ]
 }
 
 /// The loop gap of the four-bar, computed from its geometry (not from the model).
@@ -137,7 +156,10 @@ fn mjcf_four_bar_keeps_its_loop_closed() {
         worst_energy = worst_energy.max((sim.energy(&s) - e0).abs());
     }
     assert!(worst_gap < 1e-12, "loop gap {worst_gap:e}");
-    assert!(worst_energy < 1e-4 * e0.abs().max(1.0), "energy error {worst_energy:e} of {e0}");
+    assert!(
+        worst_energy < 1e-4 * e0.abs().max(1.0),
+        "energy error {worst_energy:e} of {e0}"
+    );
     // The crank turns (the mechanism moves, it is not stuck).
     assert!(s.q[0].abs() > 0.1);
 }
@@ -168,7 +190,10 @@ fn urdf_names_and_constants() {
     assert_eq!(UrdfPendulum::VELOCITY_LIMITS, [Some(5.0), None]);
     assert_eq!(UrdfPendulum::BODY_NAMES, ["base", "upper", "lower"]);
     let sys = UrdfPendulum::default();
-    assert_eq!([sys.gravity_x, sys.gravity_y, sys.gravity_z], [0.0, 0.0, -9.81]);
+    assert_eq!(
+        [sys.gravity_x, sys.gravity_y, sys.gravity_z],
+        [0.0, 0.0, -9.81]
+    );
 }
 
 spark::mechanics! {

@@ -170,11 +170,19 @@ fn mconst<A: Alg>(a: &mut A, m: &M3) -> Mat3<A> {
 }
 
 fn vadd<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
-    [a.add(&x[0], &y[0]), a.add(&x[1], &y[1]), a.add(&x[2], &y[2])]
+    [
+        a.add(&x[0], &y[0]),
+        a.add(&x[1], &y[1]),
+        a.add(&x[2], &y[2]),
+    ]
 }
 
 fn vsub<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
-    [a.sub(&x[0], &y[0]), a.sub(&x[1], &y[1]), a.sub(&x[2], &y[2])]
+    [
+        a.sub(&x[0], &y[0]),
+        a.sub(&x[1], &y[1]),
+        a.sub(&x[2], &y[2]),
+    ]
 }
 
 fn dot<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> A::S {
@@ -218,7 +226,13 @@ fn transpose<A: Alg>(m: &Mat3<A>) -> Mat3<A> {
 /// `M N`.
 fn mm<A: Alg>(a: &mut A, m: &Mat3<A>, n: &Mat3<A>) -> Mat3<A> {
     let nt = transpose::<A>(n);
-    let row = |a: &mut A, i: usize| [dot(a, &m[i], &nt[0]), dot(a, &m[i], &nt[1]), dot(a, &m[i], &nt[2])];
+    let row = |a: &mut A, i: usize| {
+        [
+            dot(a, &m[i], &nt[0]),
+            dot(a, &m[i], &nt[1]),
+            dot(a, &m[i], &nt[2]),
+        ]
+    };
     [row(a, 0), row(a, 1), row(a, 2)]
 }
 
@@ -363,9 +377,18 @@ fn quat_rate<A: Alg>(a: &mut A, q: &[A::S; 4], qd: &[A::S; 4]) -> Vec3<A> {
         acc
     };
     [
-        term(a, &[(w, dx, 2.0), (dw, x, -2.0), (y, dz, -2.0), (z, dy, 2.0)]),
-        term(a, &[(w, dy, 2.0), (dw, y, -2.0), (z, dx, -2.0), (x, dz, 2.0)]),
-        term(a, &[(w, dz, 2.0), (dw, z, -2.0), (x, dy, -2.0), (y, dx, 2.0)]),
+        term(
+            a,
+            &[(w, dx, 2.0), (dw, x, -2.0), (y, dz, -2.0), (z, dy, 2.0)],
+        ),
+        term(
+            a,
+            &[(w, dy, 2.0), (dw, y, -2.0), (z, dx, -2.0), (x, dz, 2.0)],
+        ),
+        term(
+            a,
+            &[(w, dz, 2.0), (dw, z, -2.0), (x, dy, -2.0), (y, dx, 2.0)],
+        ),
     ]
 }
 
@@ -553,7 +576,11 @@ pub struct ClosureData {
     pub relpose: Vec<(V3, M3)>,
 }
 
-fn frame_of<'f, A: Alg>(frames: &'f [Frame<A>], world: &'f Frame<A>, b: Option<usize>) -> &'f Frame<A> {
+fn frame_of<'f, A: Alg>(
+    frames: &'f [Frame<A>],
+    world: &'f Frame<A>,
+    b: Option<usize>,
+) -> &'f Frame<A> {
     match b {
         Some(b) => &frames[b],
         None => world,
@@ -576,11 +603,14 @@ pub fn closure_data(mech: &Mechanism, frames: &[Frame<Numeric>]) -> ClosureData 
         let (p1, r1) = numeric_pose(frames, c.body1);
         let (p2, r2) = numeric_pose(frames, c.body2);
         match &c.kind {
-            tree::ClosureKind::Connect { anchor1, anchor2: a2 } => {
+            tree::ClosureKind::Connect {
+                anchor1,
+                anchor2: a2,
+            } => {
                 let x = tree::add(p1, tree::mul_v(&r1, *anchor1));
-                anchor2.push(a2.unwrap_or_else(|| {
-                    tree::mul_v(&tree::transpose(&r2), tree::sub(x, p2))
-                }));
+                anchor2.push(
+                    a2.unwrap_or_else(|| tree::mul_v(&tree::transpose(&r2), tree::sub(x, p2))),
+                );
                 relpose.push(([0.0; 3], tree::IDENTITY));
             }
             tree::ClosureKind::Weld { relpose: rp } => {

@@ -23,7 +23,9 @@ use std::collections::HashMap;
 
 use roxmltree::{Document, Node};
 
-use super::tree::{self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, M3, V3};
+use super::tree::{
+    self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, M3, V3,
+};
 use super::xml::{child, line, numbers, tag, Errors};
 
 struct Settings {
@@ -59,7 +61,8 @@ impl<'a, 'i> Ctx<'a, 'i> {
     }
 
     fn v3(&mut self, node: Node<'a, 'i>, name: &str, default: V3) -> V3 {
-        self.nums(node, name, 3).map_or(default, |v| [v[0], v[1], v[2]])
+        self.nums(node, name, 3)
+            .map_or(default, |v| [v[0], v[1], v[2]])
     }
 
     fn angle(&self, x: f64) -> f64 {
@@ -79,13 +82,18 @@ impl<'a, 'i> Ctx<'a, 'i> {
         if given.len() > 1 {
             self.errors.at(
                 node,
-                format!("{}: give one orientation, not {}", tag(node), given.join(" and ")),
+                format!(
+                    "{}: give one orientation, not {}",
+                    tag(node),
+                    given.join(" and ")
+                ),
             );
         }
         if let Some(q) = numbers(node, "quat", 4, &mut self.errors) {
             let n = (q.iter().map(|x| x * x).sum::<f64>()).sqrt();
             if n < 1e-12 {
-                self.errors.at(node, format!("{}: `quat` is zero", tag(node)));
+                self.errors
+                    .at(node, format!("{}: `quat` is zero", tag(node)));
                 return tree::IDENTITY;
             }
             return tree::quat_matrix([q[0], q[1], q[2], q[3]]);
@@ -94,7 +102,10 @@ impl<'a, 'i> Ctx<'a, 'i> {
             let axis = [a[0], a[1], a[2]];
             let n = tree::norm(axis);
             if n < 1e-12 {
-                self.errors.at(node, format!("{}: the axis of `axisangle` is zero", tag(node)));
+                self.errors.at(
+                    node,
+                    format!("{}: the axis of `axisangle` is zero", tag(node)),
+                );
                 return tree::IDENTITY;
             }
             return tree::axis_angle(tree::scale(1.0 / n, axis), self.angle(a[3]));
@@ -126,7 +137,8 @@ impl<'a, 'i> Ctx<'a, 'i> {
             let y = tree::sub(y, tree::scale(tree::dot(x, y), x));
             let ny = tree::norm(y);
             if !(nx > 1e-12 && ny > 1e-12) {
-                self.errors.at(node, format!("{}: `xyaxes` are degenerate", tag(node)));
+                self.errors
+                    .at(node, format!("{}: `xyaxes` are degenerate", tag(node)));
                 return tree::IDENTITY;
             }
             let y = tree::scale(1.0 / ny, y);
@@ -137,7 +149,8 @@ impl<'a, 'i> Ctx<'a, 'i> {
             let z = [z[0], z[1], z[2]];
             let n = tree::norm(z);
             if n < 1e-12 {
-                self.errors.at(node, format!("{}: `zaxis` is zero", tag(node)));
+                self.errors
+                    .at(node, format!("{}: `zaxis` is zero", tag(node)));
                 return tree::IDENTITY;
             }
             return tree::z_to(tree::scale(1.0 / n, z));
@@ -153,7 +166,8 @@ fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, 
     let fromto = numbers(g, "fromto", 6, &mut cx.errors);
     let need = |cx: &mut Ctx, k: usize| -> Option<()> {
         if size.len() < k {
-            cx.errors.at(g, format!("<geom type=\"{ty}\">: `size` needs {k} numbers"));
+            cx.errors
+                .at(g, format!("<geom type=\"{ty}\">: `size` needs {k} numbers"));
             None
         } else {
             Some(())
@@ -205,7 +219,11 @@ fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, 
             let [a, b, c] = [size[0], size[1], size[2]];
             (
                 8.0 * a * b * c,
-                [(b * b + c * c) / 3.0, (a * a + c * c) / 3.0, (a * a + b * b) / 3.0],
+                [
+                    (b * b + c * c) / 3.0,
+                    (a * a + c * c) / 3.0,
+                    (a * a + b * b) / 3.0,
+                ],
             )
         }
         "ellipsoid" => {
@@ -213,7 +231,11 @@ fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, 
             let [a, b, c] = [size[0], size[1], size[2]];
             (
                 4.0 / 3.0 * PI * a * b * c,
-                [(b * b + c * c) / 5.0, (a * a + c * c) / 5.0, (a * a + b * b) / 5.0],
+                [
+                    (b * b + c * c) / 5.0,
+                    (a * a + c * c) / 5.0,
+                    (a * a + b * b) / 5.0,
+                ],
             )
         }
         other => {
@@ -263,24 +285,34 @@ struct Build {
     joints_seen: usize,
 }
 
-fn read_body<'a, 'i>(cx: &mut Ctx<'a, 'i>, bd: &mut Build, node: Node<'a, 'i>, parent: Option<usize>) {
+fn read_body<'a, 'i>(
+    cx: &mut Ctx<'a, 'i>,
+    bd: &mut Build,
+    node: Node<'a, 'i>,
+    parent: Option<usize>,
+) {
     let b = bd.mech.bodies.len();
     let name = node
         .attribute("name")
         .map_or_else(|| format!("body{}", b + 1), str::to_string);
     for k in ["childclass", "class"] {
         if node.attribute(k).is_some() {
-            cx.errors.at(node, format!("<body name=\"{name}\">: `{k}` (default classes) is not supported"));
+            cx.errors.at(
+                node,
+                format!("<body name=\"{name}\">: `{k}` (default classes) is not supported"),
+            );
         }
     }
     if node.attribute("mocap") == Some("true") {
-        cx.errors.at(node, format!("<body name=\"{name}\">: mocap bodies are not supported"));
+        cx.errors.at(
+            node,
+            format!("<body name=\"{name}\">: mocap bodies are not supported"),
+        );
     }
     let pos = cx.v3(node, "pos", [0.0; 3]);
     let rot = cx.orientation(node);
     let mut body = Body {
         name: name.clone(),
-        line: line(node),
         parent,
         pos,
         rot,
@@ -321,14 +353,22 @@ fn read_body<'a, 'i>(cx: &mut Ctx<'a, 'i>, bd: &mut Build, node: Node<'a, 'i>, p
                     "ball" => JointKind::Ball,
                     "free" => JointKind::Free { absolute: true },
                     other => {
-                        cx.errors.at(c, format!("joint `{jname}`: type `{other}` is not supported"));
+                        cx.errors.at(
+                            c,
+                            format!("joint `{jname}`: type `{other}` is not supported"),
+                        );
                         continue;
                     }
                 };
                 if c.attribute("class").is_some() {
-                    cx.errors.at(c, format!("joint `{jname}`: default classes are not supported"));
+                    cx.errors.at(
+                        c,
+                        format!("joint `{jname}`: default classes are not supported"),
+                    );
                 }
-                if matches!(kind, JointKind::Free { .. }) && (parent.is_some() || !body.joints.is_empty()) {
+                if matches!(kind, JointKind::Free { .. })
+                    && (parent.is_some() || !body.joints.is_empty())
+                {
                     cx.errors.at(c, format!("joint `{jname}`: a free joint must be the only joint of a top-level body"));
                 }
                 let mut j = Joint::new(jname.clone(), line(c), kind);
@@ -336,7 +376,8 @@ fn read_body<'a, 'i>(cx: &mut Ctx<'a, 'i>, bd: &mut Build, node: Node<'a, 'i>, p
                     let axis = cx.v3(c, "axis", [0.0, 0.0, 1.0]);
                     let n = tree::norm(axis);
                     if n < 1e-12 {
-                        cx.errors.at(c, format!("joint `{jname}`: the axis is zero"));
+                        cx.errors
+                            .at(c, format!("joint `{jname}`: the axis is zero"));
                     } else {
                         j.axis = tree::scale(1.0 / n, axis);
                     }
@@ -357,22 +398,27 @@ fn read_body<'a, 'i>(cx: &mut Ctx<'a, 'i>, bd: &mut Build, node: Node<'a, 'i>, p
                     if fl != 0.0 {
                         cx.errors.at(c, format!("joint `{jname}`: `frictionloss` (Coulomb friction) is not smooth and is not supported; set it to 0"));
                     }
-                    if !hinge && kind != JointKind::Slide && (j.damping != 0.0 || j.stiffness != 0.0 || j.armature != 0.0) {
+                    if !hinge
+                        && kind != JointKind::Slide
+                        && (j.damping != 0.0 || j.stiffness != 0.0 || j.armature != 0.0)
+                    {
                         cx.errors.at(c, format!("joint `{jname}`: damping, stiffness and armature are supported on hinge and slide joints only"));
                     }
                     if j.damping < 0.0 || j.stiffness < 0.0 || j.armature < 0.0 {
                         cx.errors.at(c, format!("joint `{jname}`: damping, stiffness and armature must not be negative"));
                     }
                 }
-                if bd.joint_index.insert(jname.clone(), (b, body.joints.len())).is_some() {
+                if bd
+                    .joint_index
+                    .insert(jname.clone(), (b, body.joints.len()))
+                    .is_some()
+                {
                     cx.errors.at(c, format!("joint `{jname}` is defined twice"));
                 }
                 body.joints.push(j);
             }
-            "camera" | "light" | "plugin" | "composite" | "flexcomp" | "attach" | "frame" | "replicate" => {
-                if t != "camera" && t != "light" {
-                    cx.errors.at(c, format!("<{t}> in a body is not supported"));
-                }
+            "plugin" | "composite" | "flexcomp" | "attach" | "frame" | "replicate" => {
+                cx.errors.at(c, format!("<{t}> in a body is not supported"));
             }
             _ => {}
         }
@@ -391,11 +437,15 @@ fn read_body<'a, 'i>(cx: &mut Ctx<'a, 'i>, bd: &mut Build, node: Node<'a, 'i>, p
         } else if let Some(f) = cx.nums(i, "fullinertia", 6) {
             [[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]]
         } else {
-            cx.errors.at(i, format!("<inertial> of body `{name}`: give `diaginertia` or `fullinertia`"));
+            cx.errors.at(
+                i,
+                format!("<inertial> of body `{name}`: give `diaginertia` or `fullinertia`"),
+            );
             [[0.0; 3]; 3]
         };
         if mass < 0.0 {
-            cx.errors.at(i, format!("<inertial> of body `{name}`: negative mass"));
+            cx.errors
+                .at(i, format!("<inertial> of body `{name}`: negative mass"));
         }
         body.mass = mass;
         body.com = ipos;
@@ -426,7 +476,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
     };
     let root = doc.root_element();
     if root.tag_name().name() != "mujoco" {
-        errors.at(root, format!("an MJCF's root element is <mujoco>, not {}", tag(root)));
+        errors.at(
+            root,
+            format!("an MJCF's root element is <mujoco>, not {}", tag(root)),
+        );
         return Err(errors);
     }
     let mut settings = Settings {
@@ -442,11 +495,18 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                 match c.attribute("angle") {
                     Some("radian") => settings.degree = false,
                     Some("degree") | None => {}
-                    Some(other) => errors.at(c, format!("<compiler>: unknown angle unit `{other}`")),
+                    Some(other) => {
+                        errors.at(c, format!("<compiler>: unknown angle unit `{other}`"))
+                    }
                 }
                 if let Some(s) = c.attribute("eulerseq") {
                     if s.len() != 3 || !s.chars().all(|ch| "xyzXYZ".contains(ch)) {
-                        errors.at(c, format!("<compiler>: `eulerseq=\"{s}\"` is not three of x, y, z, X, Y, Z"));
+                        errors.at(
+                            c,
+                            format!(
+                                "<compiler>: `eulerseq=\"{s}\"` is not three of x, y, z, X, Y, Z"
+                            ),
+                        );
                     } else {
                         settings.eulerseq = s.into();
                     }
@@ -454,7 +514,13 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                 if let Some(s) = c.attribute("inertiafromgeom") {
                     settings.from_geom = s.into();
                 }
-                for k in ["settotalmass", "balanceinertia", "boundmass", "boundinertia", "coordinate"] {
+                for k in [
+                    "settotalmass",
+                    "balanceinertia",
+                    "boundmass",
+                    "boundinertia",
+                    "coordinate",
+                ] {
                     if c.attribute(k).is_some() {
                         errors.at(c, format!("<compiler>: `{k}` changes the mass properties and is not supported"));
                     }
@@ -467,7 +533,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                 for k in ["wind", "magnetic", "density", "viscosity"] {
                     if let Some(v) = numbers(c, k, 0, &mut errors) {
                         if v.iter().any(|x| *x != 0.0) && k != "magnetic" {
-                            errors.at(c, format!("<option>: a non-zero `{k}` (a fluid) is not supported"));
+                            errors.at(
+                                c,
+                                format!("<option>: a non-zero `{k}` (a fluid) is not supported"),
+                            );
                         }
                     }
                 }
@@ -494,7 +563,16 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             _ => {}
         }
     }
-    for k in ["general", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "adhesion"] {
+    for k in [
+        "general",
+        "position",
+        "velocity",
+        "intvelocity",
+        "damper",
+        "cylinder",
+        "muscle",
+        "adhesion",
+    ] {
         if defaults.contains_key(k) {
             if let Some(d) = defaults.get(k) {
                 errors.at(*d, format!("<default> of <{k}> is not supported"));
@@ -529,7 +607,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                         bd.sites.insert(s.to_string(), (None, p));
                     }
                 }
-                "joint" | "freejoint" => cx.errors.at(c, "a joint directly in <worldbody> moves nothing: put it in a <body>"),
+                "joint" | "freejoint" => cx.errors.at(
+                    c,
+                    "a joint directly in <worldbody> moves nothing: put it in a <body>",
+                ),
                 "frame" | "replicate" | "composite" | "flexcomp" | "attach" => {
                     cx.errors.at(c, format!("{} is not supported", tag(c)))
                 }
@@ -543,7 +624,13 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             Some(name) => match bd.body_index.get(name) {
                 Some(b) => Ok(Some(*b)),
                 None => {
-                    cx.errors.at(node, format!("{}: `{k}` names the body `{name}`, which does not exist", tag(node)));
+                    cx.errors.at(
+                        node,
+                        format!(
+                            "{}: `{k}` names the body `{name}`, which does not exist",
+                            tag(node)
+                        ),
+                    );
                     Err(())
                 }
             },
@@ -555,14 +642,22 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                 continue;
             }
             let t = c.tag_name().name();
-            let name = c.attribute("name").map_or_else(|| format!("<{t}> at line {}", line(c)), |n| format!("`{n}`"));
+            let name = c.attribute("name").map_or_else(
+                || format!("<{t}> at line {}", line(c)),
+                |n| format!("`{n}`"),
+            );
             match t {
                 "connect" => {
-                    let (b1, b2, a1, a2) = if let (Some(s1), Some(s2)) = (c.attribute("site1"), c.attribute("site2")) {
+                    let (b1, b2, a1, a2) = if let (Some(s1), Some(s2)) =
+                        (c.attribute("site1"), c.attribute("site2"))
+                    {
                         let look = |cx: &mut Ctx, s: &str| match bd.sites.get(s) {
                             Some(x) => Some(*x),
                             None => {
-                                cx.errors.at(c, format!("connect {name}: the site `{s}` does not exist"));
+                                cx.errors.at(
+                                    c,
+                                    format!("connect {name}: the site `{s}` does not exist"),
+                                );
                                 None
                             }
                         };
@@ -575,14 +670,18 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                             cx.errors.at(c, format!("connect {name}: give `body1` (and `body2`, default the world) or `site1` and `site2`"));
                             continue;
                         }
-                        let (Ok(b1), Ok(b2)) = (body_ref(&mut cx, &bd, c, "body1"), body_ref(&mut cx, &bd, c, "body2")) else {
+                        let (Ok(b1), Ok(b2)) = (
+                            body_ref(&mut cx, &bd, c, "body1"),
+                            body_ref(&mut cx, &bd, c, "body2"),
+                        ) else {
                             continue;
                         };
                         let a = cx.v3(c, "anchor", [0.0; 3]);
                         (b1, b2, a, None)
                     };
                     if b1 == b2 {
-                        cx.errors.at(c, format!("connect {name}: both ends are on the same body"));
+                        cx.errors
+                            .at(c, format!("connect {name}: both ends are on the same body"));
                         continue;
                     }
                     bd.mech.closures.push(Closure {
@@ -590,25 +689,38 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                         line: line(c),
                         body1: b1,
                         body2: b2,
-                        kind: ClosureKind::Connect { anchor1: a1, anchor2: a2 },
+                        kind: ClosureKind::Connect {
+                            anchor1: a1,
+                            anchor2: a2,
+                        },
                     });
                 }
                 "weld" => {
                     if c.attribute("site1").is_some() || c.attribute("anchor").is_some() {
-                        cx.errors.at(c, format!("weld {name}: only `body1`, `body2` and `relpose` are supported"));
+                        cx.errors.at(
+                            c,
+                            format!(
+                                "weld {name}: only `body1`, `body2` and `relpose` are supported"
+                            ),
+                        );
                         continue;
                     }
-                    let (Ok(b1), Ok(b2)) = (body_ref(&mut cx, &bd, c, "body1"), body_ref(&mut cx, &bd, c, "body2")) else {
+                    let (Ok(b1), Ok(b2)) = (
+                        body_ref(&mut cx, &bd, c, "body1"),
+                        body_ref(&mut cx, &bd, c, "body2"),
+                    ) else {
                         continue;
                     };
                     let relpose = numbers(c, "relpose", 7, &mut cx.errors).and_then(|r| {
                         // MuJoCo's default relpose "0 1 0 0 0 0 0" (a zero quaternion) means:
                         // the pose at the reference configuration.
                         let q = [r[3], r[4], r[5], r[6]];
-                        (q.iter().any(|x| *x != 0.0)).then(|| ([r[0], r[1], r[2]], tree::quat_matrix(q)))
+                        (q.iter().any(|x| *x != 0.0))
+                            .then(|| ([r[0], r[1], r[2]], tree::quat_matrix(q)))
                     });
                     if b1 == b2 {
-                        cx.errors.at(c, format!("weld {name}: both ends are on the same body"));
+                        cx.errors
+                            .at(c, format!("weld {name}: both ends are on the same body"));
                         continue;
                     }
                     bd.mech.closures.push(Closure {
@@ -619,7 +731,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                         kind: ClosureKind::Weld { relpose },
                     });
                 }
-                other => cx.errors.at(c, format!("<equality><{other}> is not supported (supported: connect, weld)")),
+                other => cx.errors.at(
+                    c,
+                    format!("<equality><{other}> is not supported (supported: connect, weld)"),
+                ),
             }
         }
     }
@@ -627,25 +742,42 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
         for c in act.children().filter(|c| c.is_element()) {
             let t = c.tag_name().name();
             if t != "motor" {
-                cx.errors.at(c, format!("<actuator><{t}> is not supported (supported: motor)"));
+                cx.errors.at(
+                    c,
+                    format!("<actuator><{t}> is not supported (supported: motor)"),
+                );
                 continue;
             }
             let k = bd.mech.actuators.len();
-            let name = c.attribute("name").map_or_else(|| format!("actuator{k}"), str::to_string);
+            let name = c
+                .attribute("name")
+                .map_or_else(|| format!("actuator{k}"), str::to_string);
             let Some(jn) = c.attribute("joint") else {
-                cx.errors.at(c, format!("motor `{name}`: only motors on a `joint` are supported"));
+                cx.errors.at(
+                    c,
+                    format!("motor `{name}`: only motors on a `joint` are supported"),
+                );
                 continue;
             };
             let Some(&jp) = bd.joint_index.get(jn) else {
-                cx.errors.at(c, format!("motor `{name}`: the joint `{jn}` does not exist"));
+                cx.errors.at(
+                    c,
+                    format!("motor `{name}`: the joint `{jn}` does not exist"),
+                );
                 continue;
             };
             let kind = bd.mech.bodies[jp.0].joints[jp.1].kind;
             if !matches!(kind, JointKind::Hinge | JointKind::Slide) {
-                cx.errors.at(c, format!("motor `{name}`: only hinge and slide joints can be driven"));
+                cx.errors.at(
+                    c,
+                    format!("motor `{name}`: only hinge and slide joints can be driven"),
+                );
                 continue;
             }
-            let gear = cx.nums(c, "gear", 0).and_then(|g| g.first().copied()).unwrap_or(1.0);
+            let gear = cx
+                .nums(c, "gear", 0)
+                .and_then(|g| g.first().copied())
+                .unwrap_or(1.0);
             let ctrlrange = cx.nums(c, "ctrlrange", 2).map(|r| (r[0], r[1]));
             bd.mech.actuators.push(Actuator {
                 name,

@@ -81,7 +81,13 @@ pub struct Lowered {
 pub fn identifier(name: &str, span: Span) -> Ident {
     let mut s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert_str(0, "u_");
@@ -112,7 +118,13 @@ fn coordinate_names(joint: &tree::Joint) -> Vec<String> {
 pub type Failures = Vec<xml::FileError>;
 
 /// Lowers a mechanism: the symbolic model plus the checks at the reference configuration.
-pub fn lower(mech: &Mechanism, q: &[Ident], v: &[Ident], g: &[Ident; 3], span: Span) -> Result<Lowered, Failures> {
+pub fn lower(
+    mech: &Mechanism,
+    q: &[Ident],
+    v: &[Ident],
+    g: &[Ident; 3],
+    span: Span,
+) -> Result<Lowered, Failures> {
     let layout = Layout::of(mech);
     let n = layout.n;
     let mut failures = Vec::new();
@@ -161,7 +173,11 @@ pub fn lower(mech: &Mechanism, q: &[Ident], v: &[Ident], g: &[Ident; 3], span: S
                     msg: format!(
                         "{name} is not assembled at the file's reference configuration: one of \
                          its rows is the constant {}, which no motion can change",
-                        if (1e-3..1e4).contains(&c.abs()) { format!("{c}") } else { format!("{c:e}") }
+                        if (1e-3..1e4).contains(&c.abs()) {
+                            format!("{c}")
+                        } else {
+                            format!("{c:e}")
+                        }
                     ),
                 });
             }
@@ -365,7 +381,7 @@ fn parse_keyed(tokens: TokenStream) -> syn::Result<Vec<KeyedExpr>> {
 
 /// `actuated: all` or `actuated: [joint, "joint", ..]`.
 enum Actuated {
-    All(Span),
+    All,
     Some(Vec<Key>),
 }
 
@@ -384,7 +400,7 @@ fn parse_actuated(tokens: TokenStream) -> syn::Result<Actuated> {
                 "expected `all` or a list of joints such as `[shoulder, \"elbow-joint\"]`",
             ));
         }
-        Ok(Actuated::All(id.span()))
+        Ok(Actuated::All)
     };
     syn::parse::Parser::parse2(parser, tokens)
 }
@@ -425,9 +441,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 } else {
                     "this field needs a model from a file (`urdf:` or `mjcf:`)"
                 };
-                input
-                    .errors
-                    .push(syn::Error::new_spanned(t.clone(), msg));
+                input.errors.push(syn::Error::new_spanned(t.clone(), msg));
                 f.value = FieldValue::Invalid;
             }
         }
@@ -512,16 +526,23 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             return TokenStream::new();
         }
     };
-    let mut items = match path.canonicalize().ok().and_then(|p| p.to_str().map(String::from)) {
-        Some(abs) => quote!(const _: &[u8] = include_bytes!(#abs);),
+    let mut items = match path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.to_str().map(String::from))
+    {
+        Some(abs) => quote!(
+            const _: &[u8] = include_bytes!(#abs);
+        ),
         None => TokenStream::new(),
     };
     let file = lit.value();
     let report = |input: &mut ModelInput, errors: &[xml::FileError]| {
         for e in errors {
-            input
-                .errors
-                .push(syn::Error::new(span, format!("{file}:{}: {}", e.line, e.msg)));
+            input.errors.push(syn::Error::new(
+                span,
+                format!("{file}:{}: {}", e.line, e.msg),
+            ));
         }
     };
     let mech = match read(format, &text) {
@@ -586,7 +607,12 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             value: FieldValue::Parameters(p),
             ..
         }) => p.extend(gravity_params),
-        _ => add_field(input, "parameters", key_span, FieldValue::Parameters(gravity_params)),
+        _ => add_field(
+            input,
+            "parameters",
+            key_span,
+            FieldValue::Parameters(gravity_params),
+        ),
     }
     // Definitions: the kinematics first, then the user's.
     let lets = &low.lets;
@@ -596,12 +622,20 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Some((k, other)) => {
             // Put back what was not a block (its error is already recorded).
             input.fields.retain(|f| f.key != "definitions");
-            input.fields.push(Field { key: k, value: other });
+            input.fields.push(Field {
+                key: k,
+                value: other,
+            });
         }
         None => {}
     }
     input.fields.retain(|f| f.key != "definitions");
-    add_field(input, "definitions", key_span, FieldValue::Definitions(block));
+    add_field(
+        input,
+        "definitions",
+        key_span,
+        FieldValue::Definitions(block),
+    );
     add_field(
         input,
         "lagrangian",
@@ -622,7 +656,12 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 list.exprs = hol;
             }
             Some(_) => {}
-            None => add_field(input, "holonomic", key_span, FieldValue::Exprs(ExprList { exprs: hol })),
+            None => add_field(
+                input,
+                "holonomic",
+                key_span,
+                FieldValue::Exprs(ExprList { exprs: hol }),
+            ),
         }
     }
     if let Some(d) = &low.dissipation {
@@ -637,7 +676,12 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 **e = parse_expr(quote!(#d + (#user)));
             }
             Some(_) => {}
-            None => add_field(input, "dissipation", key_span, FieldValue::Expr(Box::new(parse_expr(d.clone())))),
+            None => add_field(
+                input,
+                "dissipation",
+                key_span,
+                FieldValue::Expr(Box::new(parse_expr(d.clone()))),
+            ),
         }
     }
     // Generalized forces: motors, `actuated` joints, keyed forces, the user's list.
@@ -653,7 +697,11 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         match low.joint_coordinate.iter().find(|(j, _)| *j == name) {
             Some((_, k)) => Some(*k),
             None => {
-                let known: Vec<String> = low.joint_coordinate.iter().map(|(j, _)| format!("`{j}`")).collect();
+                let known: Vec<String> = low
+                    .joint_coordinate
+                    .iter()
+                    .map(|(j, _)| format!("`{j}`"))
+                    .collect();
                 input.errors.push(syn::Error::new(
                     key.span(),
                     format!(
@@ -669,7 +717,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     if let Some((_, FieldValue::Tokens(t))) = take_field(input, "actuated") {
         input.fields.retain(|f| f.key != "actuated");
         match parse_actuated(t) {
-            Ok(Actuated::All(_)) => {
+            Ok(Actuated::All) => {
                 for (j, k) in &low.joint_coordinate {
                     let u = identifier(&format!("tau_{j}"), span);
                     extra[*k].push(quote!(#u));
@@ -745,7 +793,12 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             }
         }
         input.fields.retain(|f| f.key != "forces");
-        add_field(input, "forces", key_span, FieldValue::Exprs(ExprList { exprs }));
+        add_field(
+            input,
+            "forces",
+            key_span,
+            FieldValue::Exprs(ExprList { exprs }),
+        );
     }
     if !new_inputs.is_empty() {
         match input

@@ -16,18 +16,33 @@ fn ident_list(prefix: &str, n: usize) -> Vec<Ident> {
 fn problems(format: Format, text: &str) -> Vec<String> {
     let mech = match read(format, text) {
         Ok(m) => m,
-        Err(e) => return e.list.iter().map(|e| format!("{}: {}", e.line, e.msg)).collect(),
+        Err(e) => {
+            return e
+                .list
+                .iter()
+                .map(|e| format!("{}: {}", e.line, e.msg))
+                .collect()
+        }
     };
     let n = kinematics::Layout::of(&mech).n;
     let g = ["gx", "gy", "gz"].map(|s| Ident::new(s, Span::call_site()));
-    match lower(&mech, &ident_list("q", n), &ident_list("v", n), &g, Span::call_site()) {
+    match lower(
+        &mech,
+        &ident_list("q", n),
+        &ident_list("v", n),
+        &g,
+        Span::call_site(),
+    ) {
         Ok(_) => Vec::new(),
         Err(e) => e.iter().map(|e| format!("{}: {}", e.line, e.msg)).collect(),
     }
 }
 
 fn ui_model(name: &str) -> String {
-    let path = format!("{}/../tests/ui/files/models/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../tests/ui/files/models/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path).unwrap()
 }
 
@@ -47,32 +62,62 @@ fn malformed_xml_reports_its_line() {
 
 #[test]
 fn unsupported_element_is_an_error() {
-    one_problem(Format::Mjcf, "tendon.xml", 8, &["<tendon>", "not supported"]);
+    one_problem(
+        Format::Mjcf,
+        "tendon.xml",
+        8,
+        &["<tendon>", "not supported"],
+    );
 }
 
 #[test]
 fn disconnected_link_is_an_error() {
-    one_problem(Format::Urdf, "disconnected.urdf", 7, &["`stray`", "not connected"]);
+    one_problem(
+        Format::Urdf,
+        "disconnected.urdf",
+        7,
+        &["`stray`", "not connected"],
+    );
 }
 
 #[test]
 fn loop_to_unknown_body_is_an_error() {
-    one_problem(Format::Mjcf, "unknown_body.xml", 21, &["`rockr`", "does not exist"]);
+    one_problem(
+        Format::Mjcf,
+        "unknown_body.xml",
+        21,
+        &["`rockr`", "does not exist"],
+    );
 }
 
 #[test]
 fn dependent_closure_is_an_error() {
-    one_problem(Format::Mjcf, "dependent.xml", 22, &["connect `again`", "redundant"]);
+    one_problem(
+        Format::Mjcf,
+        "dependent.xml",
+        22,
+        &["connect `again`", "redundant"],
+    );
 }
 
 #[test]
 fn unassembled_closure_is_an_error() {
-    one_problem(Format::Mjcf, "unassembled.xml", 21, &["connect `loop`", "not assembled", "0.2"]);
+    one_problem(
+        Format::Mjcf,
+        "unassembled.xml",
+        21,
+        &["connect `loop`", "not assembled", "0.2"],
+    );
 }
 
 #[test]
 fn massless_moving_body_is_an_error() {
-    one_problem(Format::Urdf, "massless.urdf", 13, &["joint `wrist`", "body `tip`", "mass"]);
+    one_problem(
+        Format::Urdf,
+        "massless.urdf",
+        13,
+        &["joint `wrist`", "body `tip`", "mass"],
+    );
 }
 
 #[test]
@@ -87,7 +132,10 @@ fn coulomb_friction_is_an_error_unless_zero() {
     };
     assert!(problems(Format::Urdf, &urdf("0")).is_empty());
     let p = problems(Format::Urdf, &urdf("0.1"));
-    assert!(p.len() == 1 && p[0].starts_with("4: ") && p[0].contains("friction"), "{p:?}");
+    assert!(
+        p.len() == 1 && p[0].starts_with("4: ") && p[0].contains("friction"),
+        "{p:?}"
+    );
 }
 
 #[test]
@@ -181,8 +229,14 @@ fn planar_closure_drops_its_constant_row() {
     let mech = read(Format::Mjcf, &text).unwrap();
     let n = kinematics::Layout::of(&mech).n;
     let g = ["gx", "gy", "gz"].map(|s| Ident::new(s, Span::call_site()));
-    let low = lower(&mech, &ident_list("q", n), &ident_list("v", n), &g, Span::call_site())
-        .unwrap();
+    let low = lower(
+        &mech,
+        &ident_list("q", n),
+        &ident_list("v", n),
+        &g,
+        Span::call_site(),
+    )
+    .unwrap();
     assert_eq!(low.holonomic.len(), 2);
     assert_eq!(low.coord_names, ["crank", "coupler", "rocker"]);
 }

@@ -31,8 +31,6 @@ pub struct Mechanism {
 pub struct Body {
     /// Its name in the file.
     pub name: String,
-    /// Where it is declared: its line in the file.
-    pub line: u32,
     /// Its parent body; `None` is the world.
     pub parent: Option<usize>,
     /// The body frame in the parent frame before its joints move it: offset and rotation.
@@ -343,17 +341,6 @@ pub fn add_m(a: &M3, b: &M3) -> M3 {
     for i in 0..3 {
         for j in 0..3 {
             c[i][j] += b[i][j];
-        }
-    }
-    c
-}
-
-/// `A − B`.
-pub fn sub_m(a: &M3, b: &M3) -> M3 {
-    let mut c = *a;
-    for i in 0..3 {
-        for j in 0..3 {
-            c[i][j] -= b[i][j];
         }
     }
     c

@@ -87,7 +87,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
     };
     let robot = doc.root_element();
     if robot.tag_name().name() != "robot" {
-        errors.at(robot, format!("a URDF's root element is <robot>, not {}", tag(robot)));
+        errors.at(
+            robot,
+            format!("a URDF's root element is <robot>, not {}", tag(robot)),
+        );
         return Err(errors);
     }
     let mut links: Vec<Link> = Vec::new();
@@ -151,7 +154,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             if idx.is_none() {
                 errors.at(
                     j.node,
-                    format!("joint `{}`: its {what} link `{name}` is not defined", j.name),
+                    format!(
+                        "joint `{}`: its {what} link `{name}` is not defined",
+                        j.name
+                    ),
                 );
             }
         }
@@ -214,7 +220,6 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
         body_of.insert(l, b);
         let mut body = Body {
             name: link.name.clone(),
-            line: link.line,
             parent: None,
             pos: [0.0; 3],
             rot: tree::IDENTITY,
@@ -268,7 +273,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                 joint_pos.insert(j.name.clone(), (b, 0));
                 body.joints.push(joint);
             } else if child(node, "mimic").is_some() {
-                errors.at(node, format!("joint `{}`: only a moving joint can mimic", j.name));
+                errors.at(
+                    node,
+                    format!("joint `{}`: only a moving joint can mimic", j.name),
+                );
             }
         }
         mech.bodies.push(body);
@@ -279,7 +287,10 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             Some(&lp) => {
                 let k = mech.bodies[lp.0].joints[lp.1].kind;
                 if !matches!(k, JointKind::Hinge | JointKind::Slide) {
-                    errors.at(m, format!("joint `{name}` mimics `{leader}`, which has no single coordinate"));
+                    errors.at(
+                        m,
+                        format!("joint `{name}` mimics `{leader}`, which has no single coordinate"),
+                    );
                 }
                 mech.mimics.push(Mimic {
                     name: name.clone(),
@@ -292,7 +303,9 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             }
             None => errors.at(
                 m,
-                format!("joint `{name}` mimics `{leader}`, which is not a moving joint of this robot"),
+                format!(
+                    "joint `{name}` mimics `{leader}`, which is not a moving joint of this robot"
+                ),
             ),
         }
     }

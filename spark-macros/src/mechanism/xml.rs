@@ -100,10 +100,7 @@ pub fn unit_axis(node: Node, name: &str, default: [f64; 3], errors: &mut Errors)
     let a = vec3(node, name, default, errors);
     let n = super::tree::norm(a);
     if n < 1e-12 {
-        errors.at(
-            node,
-            format!("{}: the axis `{name}` is zero", tag(node)),
-        );
+        errors.at(node, format!("{}: the axis `{name}` is zero", tag(node)));
         return default;
     }
     super::tree::scale(1.0 / n, a)
