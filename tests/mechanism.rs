@@ -258,3 +258,85 @@ fn mjcf_zoo_energy_equals_mujoco() {
     }
     assert_eq!(count, 40);
 }
+
+spark::mechanics! {
+    /// The URDF pendulum with a torque input per joint and a keyed damping force.
+    pub struct KeyedPendulum {
+        urdf: "tests/models/double_pendulum.urdf",
+        actuated: all,
+        forces: { "elbow-joint": -0.3 * v[1], shoulder: -0.1 * v[0].powi(3) },
+    }
+}
+
+spark::mechanics! {
+    /// The same forces written positionally, the torques as inputs of the DSL.
+    pub struct ListedPendulum {
+        urdf: "tests/models/double_pendulum.urdf",
+        inputs: [u1, u2],
+        forces: [u1 - 0.1 * v[0].powi(3), u2 - 0.3 * v[1]],
+    }
+}
+
+#[test]
+fn keyed_forces_and_actuated_joints_equal_positional_forces() {
+    assert_eq!(
+        KeyedPendulum::INPUT_NAMES,
+        ["tau_shoulder", "tau_elbow_joint"]
+    );
+    let mut keyed = KeyedPendulum::default();
+    keyed.tau_shoulder = 0.7;
+    keyed.tau_elbow_joint = -0.4;
+    let mut listed = ListedPendulum::default();
+    listed.u1 = 0.7;
+    listed.u2 = -0.4;
+    let mut a = Integrator::<KeyedPendulum, GaussLobatto<2>>::new(keyed, 0.01).unwrap();
+    let mut b = Integrator::<ListedPendulum, GaussLobatto<2>>::new(listed, 0.01).unwrap();
+    let mut free =
+        Integrator::<UrdfPendulum, GaussLobatto<2>>::new(UrdfPendulum::default(), 0.01).unwrap();
+    let (mut sa, mut sb) = (
+        State::new(0.0, [0.5, 0.2], [0.0, 1.0]),
+        State::new(0.0, [0.5, 0.2], [0.0, 1.0]),
+    );
+    let mut sf = sa.clone();
+    for _ in 0..300 {
+        a.step(&mut sa).unwrap();
+        b.step(&mut sb).unwrap();
+        free.step(&mut sf).unwrap();
+    }
+    for i in 0..2 {
+        assert!((sa.q[i] - sb.q[i]).abs() < 1e-13 && (sa.v[i] - sb.v[i]).abs() < 1e-13);
+    }
+    // The forces act: the forced run leaves the free one.
+    assert!((sa.q[0] - sf.q[0]).abs() > 1e-2);
+}
+
+spark::mechanics! {
+    /// `tests/models/welded.xml`: two hinged rods welded into one pendulum.
+    pub struct Welded {
+        mjcf: "tests/models/welded.xml",
+    }
+}
+
+#[test]
+fn mjcf_weld_makes_one_rigid_pendulum() {
+    assert_eq!(Welded::HOLONOMIC_CONSTRAINTS, 1);
+    let mut sim = Integrator::<Welded, GaussLobatto<2>>::new(Welded::default(), 0.01).unwrap();
+    let mut s = State::new(0.0, [0.4, 0.4], [0.0, 0.0]);
+    // The compound pendulum by hand: inertia about the pivot (y axis) and the gravity torque.
+    let inertia = 0.02 + 1.0 * 0.25 + 0.05 + 2.0 * 0.64;
+    let energy = |th: f64, w: f64| {
+        // Rotation about +y by th takes (x, 0, z) to (x cos + z sin, .., -x sin + z cos).
+        let za = -0.5 * th.sin();
+        let zb = -0.8 * th.cos();
+        0.5 * inertia * w * w + 9.81 * (1.0 * za + 2.0 * zb)
+    };
+    let e0 = energy(0.4, 0.0);
+    assert!((sim.energy(&s) - e0).abs() < 1e-12);
+    for _ in 0..1000 {
+        sim.step(&mut s).unwrap();
+        assert!((s.q[0] - s.q[1]).abs() < 1e-12, "{} {}", s.q[0], s.q[1]);
+        assert!((s.v[0] - s.v[1]).abs() < 1e-10);
+        assert!((energy(s.q[0], s.v[0]) - sim.energy(&s)).abs() < 1e-10);
+    }
+    assert!((sim.energy(&s) - e0).abs() < 1e-4);
+}

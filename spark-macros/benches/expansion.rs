@@ -122,23 +122,6 @@ fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, 
 }
 
 fn main() {
-    // Growth with the model's size: 3D chains written with arrays (issue 16).
-    let mut points = Vec::new();
-    for n in [5usize, 10, 20, 40, 80] {
-        let runs = if n >= 40 { 5 } else { 11 };
-        let (median, lo, hi, size) = time_expansion(&chain3d(n), runs);
-        println!(
-            "3D chain N = {n}: expansion median {:.1} ms (min {:.1}, max {:.1} over {runs} runs), {size} characters of code",
-            median * 1e3,
-            lo * 1e3,
-            hi * 1e3
-        );
-        points.push((n as f64, median));
-    }
-    for w in points.windows(2) {
-        let slope = (w[1].1 / w[0].1).ln() / (w[1].0 / w[0].0).ln();
-        println!("  growth N = {} -> {}: exponent {slope:.2}", w[0].0, w[1].0);
-    }
     // Mechanisms from URDF files: serial chains of 5 .. 30 links, and the model files of
     // `tests/models/` (issue 29).
     let dir = std::env::temp_dir().join(format!("spark-expansion-{}", std::process::id()));
@@ -177,6 +160,23 @@ fn main() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
+    // Growth with the model's size: 3D chains written with arrays (issue 16).
+    let mut points = Vec::new();
+    for n in [5usize, 10, 20, 40, 80] {
+        let runs = if n >= 40 { 5 } else { 11 };
+        let (median, lo, hi, size) = time_expansion(&chain3d(n), runs);
+        println!(
+            "3D chain N = {n}: expansion median {:.1} ms (min {:.1}, max {:.1} over {runs} runs), {size} characters of code",
+            median * 1e3,
+            lo * 1e3,
+            hi * 1e3
+        );
+        points.push((n as f64, median));
+    }
+    for w in points.windows(2) {
+        let slope = (w[1].1 / w[0].1).ln() / (w[1].0 / w[0].0).ln();
+        println!("  growth N = {} -> {}: exponent {slope:.2}", w[0].0, w[1].0);
+    }
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/models/");
     // seven_body.rs: Andrews' squeezing mechanism; chain.rs: the N-link chains (N = 1 .. 16)
     // of the CasADi peer benchmark (docs/performance.md).

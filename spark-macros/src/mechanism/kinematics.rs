@@ -3,9 +3,10 @@
 //! ([`crate::mechanism::symbolic::Symbolic`], the `let` bindings handed to the model).
 //!
 //! Velocities are propagated down the tree, never obtained by differentiating rotations: each
-//! body frame carries its angular velocity `ω` in body coordinates and the world velocity of its
-//! origin; a joint's transform `(p, R)` with rates `(ṗ, ω_rel)` gives the child
-//! `ω' = Rᵀ ω + ω_rel`, `v' = v + R_parent (ω × p + ṗ)`. Every intermediate is one binding, so
+//! body frame carries its angular velocity `ω` and the velocity of its
+//! origin, both in body coordinates; a joint's transform `(p, R)` with rates `(ṗ, ω_rel)` gives
+//! the child `ω' = Rᵀ ω + ω_rel`, `v' = Rᵀ (v + ω × p + ṗ)`: the velocities, and so the kinetic
+//! energy, never involve the world rotation. Every intermediate is one binding, so
 //! the expressions grow linearly with the number of bodies.
 
 use super::tree::{self, JointKind, Mechanism, M3, V3};
@@ -83,14 +84,14 @@ impl Alg for Numeric {
 type Vec3<A> = [<A as Alg>::S; 3];
 type Mat3<A> = [[<A as Alg>::S; 3]; 3];
 
-/// A body frame in the world: position and rotation, the world velocity of its origin and its
-/// angular velocity in body coordinates.
+/// A body frame in the world: position and rotation, and the velocity of its origin and its
+/// angular velocity, both in body coordinates.
 pub struct Frame<A: Alg> {
     /// Origin (world).
     pub p: Vec3<A>,
     /// Rotation body → world.
     pub r: Mat3<A>,
-    /// Velocity of the origin (world).
+    /// Velocity of the origin (body coordinates).
     pub vel: Vec3<A>,
     /// Angular velocity (body coordinates).
     pub w: Vec3<A>,
@@ -237,7 +238,8 @@ fn mm<A: Alg>(a: &mut A, m: &Mat3<A>, n: &Mat3<A>) -> Mat3<A> {
 }
 
 /// Moves `f` by a transform `(p, R)` given in `f`'s coordinates, with rates `ṗ` (in `f`'s
-/// coordinates) and `ω_rel` (in the new frame's). `None` for `R`: no rotation.
+/// coordinates) and `ω_rel` (in the new frame's). `None` for `R`: no rotation. Velocities stay
+/// in body coordinates, so that they never involve the world rotation.
 fn compose<A: Alg>(
     a: &mut A,
     f: &Frame<A>,
@@ -250,15 +252,15 @@ fn compose<A: Alg>(
     let pos = vadd(a, &f.p, &rp);
     let wxp = cross(a, &f.w, p);
     let local = vadd(a, &wxp, pd);
-    let dv = mv(a, &f.r, &local);
-    let vel = vadd(a, &f.vel, &dv);
-    let (rot, w) = match r {
+    let vel = vadd(a, &f.vel, &local);
+    let (rot, vel, w) = match r {
         Some(r) => {
             let rot = mm(a, &f.r, r);
+            let vel = mtv(a, r, &vel);
             let w = mtv(a, r, &f.w);
-            (rot, w)
+            (rot, vel, w)
         }
-        None => (f.r.clone(), f.w.clone()),
+        None => (f.r.clone(), vel, f.w.clone()),
     };
     let w = vadd(a, &w, w_rel);
     Frame {
@@ -493,8 +495,7 @@ pub fn energies<A: Alg>(
         if body.mass != 0.0 {
             let com = vconst(a, body.com);
             let wxc = cross(a, &f.w, &com);
-            let dv = mv(a, &f.r, &wxc);
-            let vc = vadd(a, &f.vel, &dv);
+            let vc = vadd(a, &f.vel, &wxc);
             let vv = dot(a, &vc, &vc);
             let k = a.c(0.5 * body.mass);
             let tt = a.mul(&k, &vv);

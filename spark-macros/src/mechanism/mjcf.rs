@@ -627,8 +627,12 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                     cx.errors.at(
                         node,
                         format!(
-                            "{}: `{k}` names the body `{name}`, which does not exist",
-                            tag(node)
+                            "{} {}: `{k}` names the body `{name}`, which does not exist",
+                            node.tag_name().name(),
+                            node.attribute("name").map_or_else(
+                                || format!("at line {}", line(node)),
+                                |n| format!("`{n}`")
+                            )
                         ),
                     );
                     Err(())

@@ -248,3 +248,41 @@ fn identifiers_from_file_names() {
     assert_eq!(super::identifier("2nd", s), "u_2nd");
     assert_eq!(super::identifier("type", s), "type_");
 }
+
+#[test]
+fn urdf_floating_base_and_mimic_joint() {
+    let text = r#"<robot name="r">
+        <link name="base"><inertial><mass value="3"/><inertia ixx="1" iyy="2" izz="3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+        <link name="world"/>
+        <link name="f1"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+        <link name="f2"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+        <joint name="float" type="floating"><parent link="world"/><child link="base"/></joint>
+        <joint name="left" type="prismatic"><parent link="base"/><child link="f1"/><axis xyz="0 1 0"/></joint>
+        <joint name="right" type="prismatic"><parent link="base"/><child link="f2"/><axis xyz="0 -1 0"/>
+            <mimic joint="left" multiplier="2" offset="0.5"/></joint>
+    </robot>"#;
+    let mech = read(Format::Urdf, text).unwrap();
+    let n = kinematics::Layout::of(&mech).n;
+    assert_eq!(n, 9);
+    let g = ["gx", "gy", "gz"].map(|s| Ident::new(s, Span::call_site()));
+    let low = lower(
+        &mech,
+        &ident_list("q", n),
+        &ident_list("v", n),
+        &g,
+        Span::call_site(),
+    )
+    .unwrap();
+    // The quaternion's norm and the mimic joint.
+    assert_eq!(low.holonomic.len(), 2);
+    assert_eq!(
+        low.coord_names,
+        [
+            "float.x", "float.y", "float.z", "float.qw", "float.qx", "float.qy", "float.qz",
+            "left", "right"
+        ]
+    );
+    assert_eq!(low.reference[..7], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    let mimic = low.holonomic[1].to_string();
+    assert!(mimic.contains("__mech"), "{mimic}");
+}
