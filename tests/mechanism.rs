@@ -96,7 +96,7 @@ fn urdf_pendulum_steps_as_the_hand_written_one() {
     let mut angles =
         Integrator::<AnglePendulum, GaussLobatto<2>>::new(AnglePendulum::default(), h).unwrap();
     let mut s1 = State::new(0.0, [1.0, -0.5], [0.0, 0.3]);
-    let mut s2 = s1.clone();
+    let mut s2 = s1;
     let e0 = urdf.energy(&s1);
     let mut worst = 0.0f64;
     for _ in 0..1000 {
@@ -166,12 +166,14 @@ fn mjcf_four_bar_keeps_its_loop_closed() {
 
 #[test]
 fn mjcf_motor_input_does_work() {
-    let mut sys = FourBar::default();
-    sys.drive = 1.0;
+    let sys = FourBar {
+        drive: 1.0,
+        ..FourBar::default()
+    };
     let mut sim = Integrator::<FourBar, GaussLobatto<2>>::new(sys, 0.01).unwrap();
     let mut s = State::new(0.0, FourBar::REFERENCE_CONFIGURATION, [0.0; 3]);
     let mut free = Integrator::<FourBar, GaussLobatto<2>>::new(FourBar::default(), 0.01).unwrap();
-    let mut f = s.clone();
+    let mut f = s;
     for _ in 0..50 {
         sim.step(&mut s).unwrap();
         free.step(&mut f).unwrap();
@@ -283,12 +285,16 @@ fn keyed_forces_and_actuated_joints_equal_positional_forces() {
         KeyedPendulum::INPUT_NAMES,
         ["tau_shoulder", "tau_elbow_joint"]
     );
-    let mut keyed = KeyedPendulum::default();
-    keyed.tau_shoulder = 0.7;
-    keyed.tau_elbow_joint = -0.4;
-    let mut listed = ListedPendulum::default();
-    listed.u1 = 0.7;
-    listed.u2 = -0.4;
+    let keyed = KeyedPendulum {
+        tau_shoulder: 0.7,
+        tau_elbow_joint: -0.4,
+        ..KeyedPendulum::default()
+    };
+    let listed = ListedPendulum {
+        u1: 0.7,
+        u2: -0.4,
+        ..ListedPendulum::default()
+    };
     let mut a = Integrator::<KeyedPendulum, GaussLobatto<2>>::new(keyed, 0.01).unwrap();
     let mut b = Integrator::<ListedPendulum, GaussLobatto<2>>::new(listed, 0.01).unwrap();
     let mut free =
@@ -297,7 +303,7 @@ fn keyed_forces_and_actuated_joints_equal_positional_forces() {
         State::new(0.0, [0.5, 0.2], [0.0, 1.0]),
         State::new(0.0, [0.5, 0.2], [0.0, 1.0]),
     );
-    let mut sf = sa.clone();
+    let mut sf = sa;
     for _ in 0..300 {
         a.step(&mut sa).unwrap();
         b.step(&mut sb).unwrap();
