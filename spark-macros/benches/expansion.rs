@@ -19,6 +19,8 @@ mod expand;
 mod forces;
 #[path = "../src/lower.rs"]
 mod lower;
+#[path = "../src/mechanism/mod.rs"]
+mod mechanism;
 #[path = "../src/model.rs"]
 mod model;
 #[path = "../src/parse.rs"]
@@ -80,6 +82,26 @@ fn chain3d(n: usize) -> proc_macro2::TokenStream {
     }
 }
 
+/// A URDF serial chain of `n` links: revolute joints about alternating axes, rotated joint
+/// frames, full inertia tensors off the joint axes (issue 29's growth measurement).
+fn urdf_chain(n: usize) -> String {
+    let mut s = String::from("<robot name=\"chain\">\n<link name=\"l0\"/>\n");
+    for k in 1..=n {
+        s +=
+            &format!(
+            "<link name=\"l{k}\"><inertial><origin xyz=\"0.02 0.01 0.15\" rpy=\"0.1 0.2 0.3\"/>\
+             <mass value=\"1.5\"/><inertia ixx=\"0.02\" ixy=\"0.001\" ixz=\"-0.002\" iyy=\"0.03\" \
+             iyz=\"0.003\" izz=\"0.01\"/></inertial></link>\n\
+             <joint name=\"j{k}\" type=\"revolute\"><parent link=\"l{}\"/><child link=\"l{k}\"/>\
+             <origin xyz=\"0 0.05 0.3\" rpy=\"{} 0 0.2\"/><axis xyz=\"0 0 1\"/>\
+             <dynamics damping=\"0.1\"/></joint>\n",
+            k - 1,
+            if k % 2 == 0 { "1.5707963" } else { "-1.5707963" }
+        );
+    }
+    s + "</robot>\n"
+}
+
 /// Median of `runs` expansions of `tokens`, in seconds, and the size of the code.
 fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, f64, usize) {
     let mut times = Vec::new();
@@ -100,6 +122,44 @@ fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, 
 }
 
 fn main() {
+    // Mechanisms from URDF files: serial chains of 5 .. 30 links, and the model files of
+    // `tests/models/` (issue 29).
+    let dir = std::env::temp_dir().join(format!("spark-expansion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for n in [5usize, 10, 20, 30] {
+        let path = dir.join(format!("chain{n}.urdf"));
+        std::fs::write(&path, urdf_chain(n)).unwrap();
+        files.push((format!("URDF chain of {n} links"), path));
+    }
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/models");
+    let mut found: Vec<_> = std::fs::read_dir(models)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    found.sort();
+    for path in found {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if ext == "urdf" || ext == "xml" {
+            files.push((format!("{}", path.display()), path));
+        }
+    }
+    for (label, path) in files {
+        let key = if path.extension().is_some_and(|e| e == "urdf") {
+            quote::format_ident!("urdf")
+        } else {
+            quote::format_ident!("mjcf")
+        };
+        let lit = path.to_str().unwrap();
+        let tokens = quote::quote!(pub struct FromFile { #key: #lit, });
+        let (median, lo, hi, size) = time_expansion(&tokens, 5);
+        println!(
+            "{label}: expansion median {:.1} ms (min {:.1}, max {:.1} over 5 runs), {size} characters of code",
+            median * 1e3,
+            lo * 1e3,
+            hi * 1e3
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
     // Growth with the model's size: 3D chains written with arrays (issue 16).
     let mut points = Vec::new();
     for n in [5usize, 10, 20, 40, 80] {

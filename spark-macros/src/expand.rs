@@ -17,8 +17,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
     parsed
         .errors
         .extend(crate::unroll::reserved_prefix_errors(&input));
+    let file_items = crate::mechanism::desugar(&mut parsed);
     crate::unroll::apply(&mut parsed);
-    match crate::model::build(parsed) {
+    let mut out = match crate::model::build(parsed) {
         Ok(model) => emit_model(model),
         Err(failed) => {
             let (err, stub) = *failed;
@@ -26,7 +27,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
             out.extend(emit_stub(&stub));
             out
         }
-    }
+    };
+    out.extend(file_items);
+    out
 }
 
 /// A struct with the declared parameters, so that code using the model keeps compiling while
@@ -369,8 +372,13 @@ fn emit_header(model: &Model) -> TokenStream {
     let rt = quote!(::spark::__private::runtime);
 
     let shown = |c: &syn::Ident| crate::unroll::display(&c.to_string());
-    let coords: Vec<String> = model.coords.iter().map(shown).collect();
-    let vels: Vec<String> = model.vels.iter().map(shown).collect();
+    let (coords, vels): (Vec<String>, Vec<String>) = match &model.shown_names {
+        Some(names) => names.clone(),
+        None => (
+            model.coords.iter().map(shown).collect(),
+            model.vels.iter().map(shown).collect(),
+        ),
+    };
     let decl = emit_struct(&StructDecl {
         attrs,
         vis,

@@ -1,6 +1,7 @@
 //! The `mechanics!` macro of spark.
 //!
-//! Pipeline: `parse` (syn, the DSL surface) → `unroll` (arrays, loops, constants and helpers
+//! Pipeline: `parse` (syn, the DSL surface) → `mechanism` (a `urdf:` or `mjcf:` file's bodies
+//! and joints rewritten into the DSL's own fields) → `unroll` (arrays, loops, constants and helpers
 //! rewritten into named scalars) → `model` (names resolved, expressions lowered
 //! into the symbolic arena, all checks) → `expand` (derivatives and straight-line code).
 //! Everything below the entry point works on `proc_macro2` so it can be unit-tested.
@@ -12,6 +13,7 @@ mod ctxt;
 mod expand;
 mod forces;
 mod lower;
+mod mechanism;
 mod model;
 mod parse;
 mod saddle;

@@ -100,6 +100,8 @@ pub struct Model {
     /// Nonholonomic constraints `k(t, q, v)` (Lagrangian form only).
     pub nonholonomic: Vec<Id>,
     pub form: Form,
+    /// `COORDINATE_NAMES` and `VELOCITY_NAMES` when they are not the identifiers.
+    pub shown_names: Option<(Vec<String>, Vec<String>)>,
 }
 
 /// How the dynamics are given.
@@ -236,7 +238,7 @@ fn collect_fields(cx: &mut Ctxt, fields_in: Vec<crate::parse::Field>) -> Fields 
             FieldValue::Exprs(e) if key == "f" => fields.dae[2] = Some(e),
             FieldValue::Exprs(e) if key == "r" => fields.dae[3] = Some(e),
             FieldValue::Exprs(e) => fields.nonholonomic = Some(e),
-            FieldValue::Unknown | FieldValue::Invalid => {}
+            FieldValue::Unknown | FieldValue::Invalid | FieldValue::Tokens(_) => {}
         }
     }
     fields
@@ -420,6 +422,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         name,
         fields,
         errors,
+        shown_names,
         ..
     } = input;
     for e in errors {
@@ -806,6 +809,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             holonomic,
             nonholonomic,
             form,
+            shown_names,
         }),
     }
 }

@@ -33,6 +33,9 @@ pub const FIELD_NAMES: &[&str] = &[
     "p",
     "f",
     "r",
+    "urdf",
+    "mjcf",
+    "actuated",
 ];
 
 /// `$(#[attr])* $vis struct $Name { $($field: $value),* $(,)? }`
@@ -47,6 +50,9 @@ pub struct ModelInput {
     pub fields: Vec<Field>,
     /// Syntax errors of individual fields (the fields themselves are [`FieldValue::Invalid`]).
     pub errors: Vec<syn::Error>,
+    /// The coordinates' and velocities' names as shown in `COORDINATE_NAMES` and
+    /// `VELOCITY_NAMES`, when they differ from the identifiers (a model from a file).
+    pub shown_names: Option<(Vec<String>, Vec<String>)>,
 }
 
 /// One `$key: $value` entry of the model body.
@@ -71,6 +77,9 @@ pub enum FieldValue {
     Unknown,
     /// A known key whose value did not parse (the error is in [`ModelInput::errors`]).
     Invalid,
+    /// The tokens of a field that `mechanism` reads (`urdf`, `mjcf`, `actuated`, keyed
+    /// `forces: { .. }`).
+    Tokens(TokenStream),
 }
 
 /// `[$($name $([$size])?),*]`, with the span of the brackets for errors about the list as a
@@ -179,6 +188,8 @@ impl FieldValue {
         errors: &mut Vec<syn::Error>,
     ) -> syn::Result<Self> {
         Ok(match key.to_string().as_str() {
+            "urdf" | "mjcf" | "actuated" => FieldValue::Tokens(tokens_to_comma(input)),
+            "forces" if input.peek(syn::token::Brace) => FieldValue::Tokens(tokens_to_comma(input)),
             "coordinates" | "velocities" | "momenta" | "variables" | "multipliers" | "inputs" => {
                 let what = match key.to_string().as_str() {
                     "coordinates" => "a coordinate name such as `x`",
@@ -231,6 +242,18 @@ impl FieldValue {
             }
         })
     }
+}
+
+/// The token trees up to (not including) the next top-level comma.
+fn tokens_to_comma(input: ParseStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    while !input.is_empty() && !input.peek(Token![,]) {
+        match input.parse::<TokenTree>() {
+            Ok(t) => out.extend([t]),
+            Err(_) => break,
+        }
+    }
+    out
 }
 
 /// Skips token trees up to (not including) the next top-level comma.
@@ -378,6 +401,7 @@ impl Parse for ModelInput {
             name,
             fields,
             errors,
+            shown_names: None,
         })
     }
 }

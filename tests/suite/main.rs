@@ -26,6 +26,7 @@ mod jacobian_stack;
 mod lints;
 mod lobatto;
 mod lobatto_index2;
+mod mechanism;
 mod no_alloc;
 mod nonholonomic;
 mod nonholonomic_lobatto;

@@ -1,0 +1,865 @@
+//! Mechanisms from model files: `urdf: "path"` and `mjcf: "path"` in `mechanics!`.
+//!
+//! The file is read at compile time (the path relative to the directory of the `Cargo.toml` of
+//! the crate being compiled), turned into a tree of bodies and joints ([`tree`]), and lowered
+//! to the DSL's own fields before anything else sees the model: `coordinates: [q[n]]`,
+//! `velocities: [v[n]]`, the gravity parameters, a `definitions` block with one `let` per
+//! kinematic intermediate ([`kinematics`], [`symbolic`]), `lagrangian: T - V`, the `holonomic`
+//! rows (quaternion norms, loop closures, mimic joints), `dissipation` (joint damping),
+//! `inputs` and `forces` (motors, `actuated`, keyed `forces`). Every later stage works on the
+//! model unchanged. A `const _: &[u8] = include_bytes!(..)` makes the crate rebuild when the
+//! file changes.
+
+pub mod kinematics;
+pub mod mjcf;
+pub mod symbolic;
+pub mod tree;
+pub mod urdf;
+pub mod xml;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::punctuated::Punctuated;
+use syn::{Expr, Ident, LitStr, Token};
+
+use crate::parse::{ExprList, Field, FieldValue, ModelInput, NameList, ParameterDecl};
+use kinematics::{Alg, Layout, Numeric};
+use symbolic::Symbolic;
+use tree::{JointKind, Mechanism};
+
+/// Which file format.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// URDF.
+    Urdf,
+    /// MJCF (MuJoCo).
+    Mjcf,
+}
+
+/// Reads a model file's text.
+pub fn read(format: Format, text: &str) -> Result<Mechanism, xml::Errors> {
+    match format {
+        Format::Urdf => urdf::read(text),
+        Format::Mjcf => mjcf::read(text),
+    }
+}
+
+/// The fields and items a mechanism becomes.
+pub struct Lowered {
+    /// One identifier per coordinate/velocity are made by `desugar`; these are the names shown.
+    pub coord_names: Vec<String>,
+    /// The `let` bindings.
+    pub lets: Vec<TokenStream>,
+    /// `T − V`.
+    pub lagrangian: TokenStream,
+    /// The holonomic rows.
+    pub holonomic: Vec<TokenStream>,
+    /// `½ Σ d v²`, when some joint has damping.
+    pub dissipation: Option<TokenStream>,
+    /// Motors: (input identifier, coordinate, gear).
+    pub motors: Vec<(Ident, usize, f64)>,
+    /// The reference configuration.
+    pub reference: Vec<f64>,
+    /// Per coordinate: range, effort and velocity limits.
+    pub ranges: Vec<Option<(f64, f64)>>,
+    /// See [`Lowered::ranges`].
+    pub efforts: Vec<Option<f64>>,
+    /// See [`Lowered::ranges`].
+    pub velocities: Vec<Option<f64>>,
+    /// Per motor: its control range.
+    pub ctrlranges: Vec<Option<(f64, f64)>>,
+    /// The bodies' names.
+    pub body_names: Vec<String>,
+    /// The joint (hinge/slide) coordinates by joint name.
+    pub joint_coordinate: Vec<(String, usize)>,
+}
+
+/// A name usable as a Rust identifier (a struct field): other characters become `_`.
+pub fn identifier(name: &str, span: Span) -> Ident {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert_str(0, "u_");
+    }
+    if syn::parse_str::<Ident>(&s).is_err() {
+        s.push('_');
+    }
+    Ident::new(&s, span)
+}
+
+/// The names of a joint's coordinates, as `COORDINATE_NAMES` shows them.
+fn coordinate_names(joint: &tree::Joint) -> Vec<String> {
+    let n = &joint.name;
+    match joint.kind {
+        JointKind::Hinge | JointKind::Slide => vec![n.clone()],
+        JointKind::Ball => ["qw", "qx", "qy", "qz"]
+            .iter()
+            .map(|s| format!("{n}.{s}"))
+            .collect(),
+        JointKind::Free { .. } => ["x", "y", "z", "qw", "qx", "qy", "qz"]
+            .iter()
+            .map(|s| format!("{n}.{s}"))
+            .collect(),
+    }
+}
+
+/// Where a mechanism's checks failed: a message naming the closure or joint and its line.
+pub type Failures = Vec<xml::FileError>;
+
+/// Lowers a mechanism: the symbolic model plus the checks at the reference configuration.
+pub fn lower(
+    mech: &Mechanism,
+    q: &[Ident],
+    v: &[Ident],
+    g: &[Ident; 3],
+    span: Span,
+) -> Result<Lowered, Failures> {
+    let layout = Layout::of(mech);
+    let n = layout.n;
+    let mut failures = Vec::new();
+    if n == 0 {
+        failures.push(xml::FileError {
+            line: 1,
+            msg: "nothing moves: the model has no joint with a coordinate".into(),
+        });
+        return Err(failures);
+    }
+    let reference = layout.reference(mech);
+    let mut num = Numeric {
+        q: reference.clone(),
+        v: vec![0.0; n],
+        g: mech.gravity,
+    };
+    let frames_num = kinematics::frames(&mut num, mech, &layout);
+    let data = kinematics::closure_data(mech, &frames_num);
+
+    let mut sym = Symbolic::new(q.to_vec(), v.to_vec(), g.clone(), span);
+    let frames = kinematics::frames(&mut sym, mech, &layout);
+    let (t, pot) = kinematics::energies(&mut sym, mech, &layout, &frames);
+    let rows = kinematics::rows(&mut sym, mech, &layout, &frames, &data);
+
+    // Rows that folded to constants: dropped when (numerically) zero, else the loop is open.
+    let tag_name = |tag: Option<usize>| -> (String, u32) {
+        match tag {
+            None => ("a quaternion norm".into(), 1),
+            Some(i) if i < mech.closures.len() => {
+                (mech.closures[i].name.clone(), mech.closures[i].line)
+            }
+            Some(i) => {
+                let m = &mech.mimics[i - mech.closures.len()];
+                (format!("mimic joint `{}`", m.name), m.line)
+            }
+        }
+    };
+    let mut kept = Vec::new();
+    for (k, (row, tag)) in rows.rows.iter().enumerate() {
+        match sym.constant(row) {
+            Some(c) if c.abs() < 1e-9 => {}
+            Some(c) => {
+                let (name, line) = tag_name(*tag);
+                failures.push(xml::FileError {
+                    line,
+                    msg: format!(
+                        "{name} is not assembled at the file's reference configuration: one of \
+                         its rows is the constant {}, which no motion can change",
+                        if (1e-3..1e4).contains(&c.abs()) {
+                            format!("{c}")
+                        } else {
+                            format!("{c:e}")
+                        }
+                    ),
+                });
+            }
+            None => kept.push(k),
+        }
+    }
+    // Independence of the kept rows at the reference configuration (central differences).
+    let eval_rows = |q: &[f64]| -> Vec<f64> {
+        let mut a = Numeric {
+            q: q.to_vec(),
+            v: vec![0.0; n],
+            g: mech.gravity,
+        };
+        let f = kinematics::frames(&mut a, mech, &layout);
+        kinematics::rows(&mut a, mech, &layout, &f, &data)
+            .rows
+            .into_iter()
+            .map(|r| r.0)
+            .collect()
+    };
+    let h = 1e-6;
+    let mut jac = vec![vec![0.0; n]; rows.rows.len()];
+    for i in 0..n {
+        let (mut qp, mut qm) = (reference.clone(), reference.clone());
+        qp[i] += h;
+        qm[i] -= h;
+        let (gp, gm) = (eval_rows(&qp), eval_rows(&qm));
+        for (r, row) in jac.iter_mut().enumerate() {
+            row[i] = (gp[r] - gm[r]) / (2.0 * h);
+        }
+    }
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    let mut reported = std::collections::HashSet::new();
+    for &k in &kept {
+        let mut r = jac[k].clone();
+        let size = r.iter().map(|x| x * x).sum::<f64>().sqrt();
+        for b in &basis {
+            let d: f64 = r.iter().zip(b).map(|(x, y)| x * y).sum();
+            for (x, y) in r.iter_mut().zip(b) {
+                *x -= d * y;
+            }
+        }
+        let left = r.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if size == 0.0 || left <= 1e-6 * size {
+            let (name, line) = tag_name(rows.rows[k].1);
+            if reported.insert(name.clone()) {
+                failures.push(xml::FileError {
+                    line,
+                    msg: format!(
+                        "{name} is redundant at the reference configuration: its constraint rows \
+                         are dependent on the other constraints there (a loop over-constrained, \
+                         or closed at a singular configuration)"
+                    ),
+                });
+            }
+        } else {
+            basis.push(r.iter().map(|x| x / left).collect());
+        }
+    }
+    // Every coordinate moves something with mass or inertia.
+    let t_at = |vv: &[f64]| -> f64 {
+        let mut a = Numeric {
+            q: reference.clone(),
+            v: vv.to_vec(),
+            g: mech.gravity,
+        };
+        let f = kinematics::frames(&mut a, mech, &layout);
+        kinematics::energies(&mut a, mech, &layout, &f).0
+    };
+    for (b, body) in mech.bodies.iter().enumerate() {
+        for (j, joint) in body.joints.iter().enumerate() {
+            let k0 = layout.first[b][j];
+            for k in k0..k0 + joint.size() {
+                let mut e = vec![0.0; n];
+                e[k] = 1.0;
+                if 2.0 * t_at(&e) <= 1e-12 {
+                    failures.push(xml::FileError {
+                        line: joint.line,
+                        msg: format!(
+                            "joint `{}` moves body `{}`, but nothing it moves has mass or \
+                             inertia: its acceleration would be undetermined",
+                            joint.name, body.name
+                        ),
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+
+    let (tt, vt) = (sym.tokens(&t), sym.tokens(&pot));
+    let lagrangian = quote!(#tt - #vt);
+    let holonomic = kept.iter().map(|&k| sym.tokens(&rows.rows[k].0)).collect();
+    let mut coord_names = Vec::new();
+    let mut ranges = vec![None; n];
+    let mut efforts = vec![None; n];
+    let mut velocities = vec![None; n];
+    let mut damping = Vec::new();
+    let mut joint_coordinate = Vec::new();
+    for (b, body) in mech.bodies.iter().enumerate() {
+        for (j, joint) in body.joints.iter().enumerate() {
+            let k = layout.first[b][j];
+            coord_names.extend(coordinate_names(joint));
+            if joint.size() == 1 {
+                ranges[k] = joint.range;
+                efforts[k] = joint.effort;
+                velocities[k] = joint.velocity;
+                joint_coordinate.push((joint.name.clone(), k));
+                if joint.damping != 0.0 {
+                    let c = symbolic::number(0.5 * joint.damping, span);
+                    let vk = &v[k];
+                    damping.push(quote!(#c * #vk.powi(2)));
+                }
+            }
+        }
+    }
+    let dissipation = (!damping.is_empty()).then(|| quote!(#(#damping)+*));
+    let mut motors = Vec::new();
+    let mut ctrlranges = Vec::new();
+    for a in &mech.actuators {
+        let k = layout.first[a.joint.0][a.joint.1];
+        motors.push((identifier(&a.name, span), k, a.gear));
+        ctrlranges.push(a.ctrlrange);
+    }
+    Ok(Lowered {
+        coord_names,
+        lets: sym.lets,
+        lagrangian,
+        holonomic,
+        dissipation,
+        motors,
+        reference,
+        ranges,
+        efforts,
+        velocities,
+        ctrlranges,
+        body_names: mech.bodies.iter().map(|b| b.name.clone()).collect(),
+        joint_coordinate,
+    })
+}
+
+/// A key of a keyed `forces: { key: expr }`: a joint's name as an identifier or a string.
+enum Key {
+    Ident(Ident),
+    Str(LitStr),
+}
+
+impl Key {
+    fn value(&self) -> String {
+        match self {
+            Key::Ident(i) => i.to_string(),
+            Key::Str(s) => s.value(),
+        }
+    }
+    fn span(&self) -> Span {
+        match self {
+            Key::Ident(i) => i.span(),
+            Key::Str(s) => s.span(),
+        }
+    }
+}
+
+impl syn::parse::Parse for Key {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        if input.peek(LitStr) {
+            Ok(Key::Str(input.parse()?))
+        } else {
+            Ok(Key::Ident(input.call(syn::ext::IdentExt::parse_any)?))
+        }
+    }
+}
+
+struct KeyedExpr {
+    key: Key,
+    expr: Expr,
+}
+
+impl syn::parse::Parse for KeyedExpr {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let key = input.parse()?;
+        input.parse::<Token![:]>()?;
+        Ok(Self {
+            key,
+            expr: input.parse()?,
+        })
+    }
+}
+
+fn parse_keyed(tokens: TokenStream) -> syn::Result<Vec<KeyedExpr>> {
+    let parser = |input: syn::parse::ParseStream| {
+        let content;
+        syn::braced!(content in input);
+        let items = Punctuated::<KeyedExpr, Token![,]>::parse_terminated(&content)?;
+        Ok(items.into_iter().collect())
+    };
+    syn::parse::Parser::parse2(parser, tokens)
+}
+
+/// `actuated: all` or `actuated: [joint, "joint", ..]`.
+enum Actuated {
+    All,
+    Some(Vec<Key>),
+}
+
+fn parse_actuated(tokens: TokenStream) -> syn::Result<Actuated> {
+    let parser = |input: syn::parse::ParseStream| {
+        if input.peek(syn::token::Bracket) {
+            let content;
+            syn::bracketed!(content in input);
+            let items = Punctuated::<Key, Token![,]>::parse_terminated(&content)?;
+            return Ok(Actuated::Some(items.into_iter().collect()));
+        }
+        let id: Ident = input.parse()?;
+        if id != "all" {
+            return Err(syn::Error::new(
+                id.span(),
+                "expected `all` or a list of joints such as `[shoulder, \"elbow-joint\"]`",
+            ));
+        }
+        Ok(Actuated::All)
+    };
+    syn::parse::Parser::parse2(parser, tokens)
+}
+
+fn take_field(input: &mut ModelInput, key: &str) -> Option<(Ident, FieldValue)> {
+    let pos = input.fields.iter().position(|f| f.key == key)?;
+    let f = &mut input.fields[pos];
+    let value = std::mem::replace(&mut f.value, FieldValue::Invalid);
+    Some((f.key.clone(), value))
+}
+
+fn add_field(input: &mut ModelInput, key: &str, span: Span, value: FieldValue) {
+    input.fields.push(Field {
+        key: Ident::new(key, span),
+        value,
+    });
+}
+
+fn parse_expr(tokens: TokenStream) -> Expr {
+    syn::parse2(tokens).expect("generated expressions parse")
+}
+
+/// Replaces the file fields of `input` by the model they describe; returns the items to emit
+/// after the model (the rebuild trigger and the file's constants).
+pub fn desugar(input: &mut ModelInput) -> TokenStream {
+    let files: Vec<usize> = (0..input.fields.len())
+        .filter(|&i| {
+            let k = input.fields[i].key.to_string();
+            (k == "urdf" || k == "mjcf") && matches!(input.fields[i].value, FieldValue::Tokens(_))
+        })
+        .collect();
+    if files.is_empty() {
+        for f in &mut input.fields {
+            if let FieldValue::Tokens(t) = &f.value {
+                let msg = if f.key == "forces" {
+                    "forces keyed by joint (`forces: { joint: expr }`) need a model from a file \
+                     (`urdf:` or `mjcf:`)\nhelp: list one force per coordinate: `forces: [f1, f2]`"
+                } else {
+                    "this field needs a model from a file (`urdf:` or `mjcf:`)"
+                };
+                input.errors.push(syn::Error::new_spanned(t.clone(), msg));
+                f.value = FieldValue::Invalid;
+            }
+        }
+        return TokenStream::new();
+    }
+    if files.len() > 1 {
+        let k = &input.fields[files[1]].key;
+        input.errors.push(syn::Error::new(
+            k.span(),
+            "a model comes from one file: give `urdf` or `mjcf`, not both",
+        ));
+    }
+    let field = &input.fields[files[0]];
+    let format = if field.key == "urdf" {
+        Format::Urdf
+    } else {
+        Format::Mjcf
+    };
+    let key_span = field.key.span();
+    let FieldValue::Tokens(tokens) = &field.value else {
+        unreachable!()
+    };
+    // From here on the model's own fields are given: an error leaves them invalid, so that the
+    // pipeline reports nothing more than the file's errors.
+    let mark_invalid = |input: &mut ModelInput| {
+        for k in ["coordinates", "velocities", "lagrangian"] {
+            if !input.fields.iter().any(|f| f.key == k) {
+                add_field(input, k, key_span, FieldValue::Invalid);
+            }
+        }
+    };
+    let lit: LitStr = match syn::parse2(tokens.clone()) {
+        Ok(l) => l,
+        Err(_) => {
+            input.errors.push(syn::Error::new_spanned(
+                tokens.clone(),
+                "expected the model file's path as a string, such as `\"models/arm.urdf\"`",
+            ));
+            mark_invalid(input);
+            return TokenStream::new();
+        }
+    };
+    let span = lit.span();
+    for k in [
+        "coordinates",
+        "velocities",
+        "lagrangian",
+        "hamiltonian",
+        "momenta",
+        "variables",
+        "v",
+        "p",
+        "f",
+        "r",
+    ] {
+        if let Some(f) = input.fields.iter().find(|f| f.key == k) {
+            input.errors.push(syn::Error::new(
+                f.key.span(),
+                format!(
+                    "`{k}` cannot be given with a model file: the file defines the coordinates, \
+                     velocities and energies\nhelp: remove `{k}`; add to the model with \
+                     `parameters`, `inputs`, `forces`, `dissipation` or `holonomic`"
+                ),
+            ));
+        }
+        input.fields.retain(|f| f.key != k);
+    }
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let path = std::path::Path::new(&dir).join(lit.value());
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            input.errors.push(syn::Error::new(
+                span,
+                format!(
+                    "cannot read the model file `{}`: {e}\nhelp: the path is relative to the \
+                     directory of the crate's `Cargo.toml`, here `{dir}`",
+                    lit.value()
+                ),
+            ));
+            mark_invalid(input);
+            return TokenStream::new();
+        }
+    };
+    let mut items = match path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.to_str().map(String::from))
+    {
+        Some(abs) => quote!(
+            const _: &[u8] = include_bytes!(#abs);
+        ),
+        None => TokenStream::new(),
+    };
+    let file = lit.value();
+    let report = |input: &mut ModelInput, errors: &[xml::FileError]| {
+        for e in errors {
+            input.errors.push(syn::Error::new(
+                span,
+                format!("{file}:{}: {}", e.line, e.msg),
+            ));
+        }
+    };
+    let mech = match read(format, &text) {
+        Ok(m) => m,
+        Err(errors) => {
+            report(input, &errors.list);
+            mark_invalid(input);
+            return items;
+        }
+    };
+    let n = kinematics::Layout::of(&mech).n;
+    let q: Vec<Ident> = (0..n)
+        .map(|k| crate::unroll::element(&Ident::new("q", span), k))
+        .collect();
+    let v: Vec<Ident> = (0..n)
+        .map(|k| crate::unroll::element(&Ident::new("v", span), k))
+        .collect();
+    let g = [
+        Ident::new("gravity_x", span),
+        Ident::new("gravity_y", span),
+        Ident::new("gravity_z", span),
+    ];
+    let low = match lower(&mech, &q, &v, &g, span) {
+        Ok(l) => l,
+        Err(errors) => {
+            report(input, &errors);
+            mark_invalid(input);
+            return items;
+        }
+    };
+    let size: Expr = syn::parse_quote_spanned!(span=> #n);
+    for (key, name) in [("coordinates", "q"), ("velocities", "v")] {
+        add_field(
+            input,
+            key,
+            key_span,
+            FieldValue::Names(NameList {
+                span,
+                names: vec![Ident::new(name, span)],
+                sizes: vec![Some(size.clone())],
+            }),
+        );
+    }
+    input.shown_names = Some((low.coord_names.clone(), low.coord_names.clone()));
+    // Gravity parameters (after the user's).
+    let gravity_params: Vec<ParameterDecl> = g
+        .iter()
+        .zip(mech.gravity)
+        .map(|(name, x)| ParameterDecl {
+            name: name.clone(),
+            default: Some(parse_expr(symbolic::number(x, span))),
+            size: None,
+            element: None,
+        })
+        .collect();
+    match input
+        .fields
+        .iter_mut()
+        .find(|f| f.key == "parameters" && matches!(f.value, FieldValue::Parameters(_)))
+    {
+        Some(Field {
+            value: FieldValue::Parameters(p),
+            ..
+        }) => p.extend(gravity_params),
+        _ => add_field(
+            input,
+            "parameters",
+            key_span,
+            FieldValue::Parameters(gravity_params),
+        ),
+    }
+    // Definitions: the kinematics first, then the user's.
+    let lets = &low.lets;
+    let mut block: syn::Block = syn::parse2(quote!({ #(#lets)* })).expect("generated lets parse");
+    match take_field(input, "definitions") {
+        Some((_, FieldValue::Definitions(user))) => block.stmts.extend(user.stmts),
+        Some((k, other)) => {
+            // Put back what was not a block (its error is already recorded).
+            input.fields.retain(|f| f.key != "definitions");
+            input.fields.push(Field {
+                key: k,
+                value: other,
+            });
+        }
+        None => {}
+    }
+    input.fields.retain(|f| f.key != "definitions");
+    add_field(
+        input,
+        "definitions",
+        key_span,
+        FieldValue::Definitions(block),
+    );
+    add_field(
+        input,
+        "lagrangian",
+        key_span,
+        FieldValue::Expr(Box::new(parse_expr(low.lagrangian.clone()))),
+    );
+    // Holonomic: the mechanism's rows, then the user's.
+    let mut hol: Vec<Expr> = low.holonomic.iter().cloned().map(parse_expr).collect();
+    if !hol.is_empty() {
+        match input
+            .fields
+            .iter_mut()
+            .find(|f| f.key == "holonomic")
+            .map(|f| &mut f.value)
+        {
+            Some(FieldValue::Exprs(list)) => {
+                hol.append(&mut list.exprs);
+                list.exprs = hol;
+            }
+            Some(_) => {}
+            None => add_field(
+                input,
+                "holonomic",
+                key_span,
+                FieldValue::Exprs(ExprList { exprs: hol }),
+            ),
+        }
+    }
+    if let Some(d) = &low.dissipation {
+        match input
+            .fields
+            .iter_mut()
+            .find(|f| f.key == "dissipation")
+            .map(|f| &mut f.value)
+        {
+            Some(FieldValue::Expr(e)) => {
+                let user = &**e;
+                **e = parse_expr(quote!(#d + (#user)));
+            }
+            Some(_) => {}
+            None => add_field(
+                input,
+                "dissipation",
+                key_span,
+                FieldValue::Expr(Box::new(parse_expr(d.clone()))),
+            ),
+        }
+    }
+    // Generalized forces: motors, `actuated` joints, keyed forces, the user's list.
+    let mut extra: Vec<Vec<TokenStream>> = vec![Vec::new(); n];
+    let mut new_inputs: Vec<Ident> = Vec::new();
+    for (u, k, gear) in &low.motors {
+        let gear = symbolic::number(*gear, span);
+        extra[*k].push(quote!(#gear * #u));
+        new_inputs.push(u.clone());
+    }
+    let find_joint = |input: &mut ModelInput, key: &Key| -> Option<usize> {
+        let name = key.value();
+        match low.joint_coordinate.iter().find(|(j, _)| *j == name) {
+            Some((_, k)) => Some(*k),
+            None => {
+                let known: Vec<String> = low
+                    .joint_coordinate
+                    .iter()
+                    .map(|(j, _)| format!("`{j}`"))
+                    .collect();
+                input.errors.push(syn::Error::new(
+                    key.span(),
+                    format!(
+                        "the model file has no hinge or slide joint `{name}`\nhelp: its joints \
+                         with one coordinate are {}",
+                        known.join(", ")
+                    ),
+                ));
+                None
+            }
+        }
+    };
+    if let Some((_, FieldValue::Tokens(t))) = take_field(input, "actuated") {
+        input.fields.retain(|f| f.key != "actuated");
+        match parse_actuated(t) {
+            Ok(Actuated::All) => {
+                for (j, k) in &low.joint_coordinate {
+                    let u = identifier(&format!("tau_{j}"), span);
+                    extra[*k].push(quote!(#u));
+                    new_inputs.push(u);
+                }
+            }
+            Ok(Actuated::Some(keys)) => {
+                for key in keys {
+                    if let Some(k) = find_joint(input, &key) {
+                        let u = identifier(&format!("tau_{}", key.value()), key.span());
+                        extra[k].push(quote!(#u));
+                        new_inputs.push(u);
+                    }
+                }
+            }
+            Err(e) => input.errors.push(e),
+        }
+    }
+    let keyed = input
+        .fields
+        .iter()
+        .position(|f| f.key == "forces" && matches!(f.value, FieldValue::Tokens(_)));
+    if let Some(pos) = keyed {
+        let f = input.fields.remove(pos);
+        let FieldValue::Tokens(t) = f.value else {
+            unreachable!()
+        };
+        match parse_keyed(t) {
+            Ok(items) => {
+                let mut seen: Vec<usize> = Vec::new();
+                for item in items {
+                    if let Some(k) = find_joint(input, &item.key) {
+                        if seen.contains(&k) {
+                            input.errors.push(syn::Error::new(
+                                item.key.span(),
+                                format!("the joint `{}` has a force already", item.key.value()),
+                            ));
+                            continue;
+                        }
+                        seen.push(k);
+                        let e = &item.expr;
+                        extra[k].push(quote!((#e)));
+                    }
+                }
+            }
+            Err(e) => input.errors.push(e),
+        }
+    }
+    if extra.iter().any(|e| !e.is_empty()) {
+        let user = input
+            .fields
+            .iter_mut()
+            .find(|f| f.key == "forces")
+            .map(|f| &mut f.value);
+        let mut exprs: Vec<Expr> = Vec::new();
+        let mut user_list = match user {
+            Some(FieldValue::Exprs(list)) => std::mem::take(&mut list.exprs),
+            _ => Vec::new(),
+        };
+        if !user_list.is_empty() && user_list.len() != n {
+            // Leave the user's list as it is: the pipeline reports its length.
+            exprs = std::mem::take(&mut user_list);
+        } else {
+            for (k, terms) in extra.iter().enumerate() {
+                let mut sum = match user_list.get(k) {
+                    Some(e) => quote!((#e)),
+                    None => quote!(0.0),
+                };
+                for t in terms {
+                    sum = quote!(#sum + #t);
+                }
+                exprs.push(parse_expr(sum));
+            }
+        }
+        input.fields.retain(|f| f.key != "forces");
+        add_field(
+            input,
+            "forces",
+            key_span,
+            FieldValue::Exprs(ExprList { exprs }),
+        );
+    }
+    if !new_inputs.is_empty() {
+        match input
+            .fields
+            .iter_mut()
+            .find(|f| f.key == "inputs")
+            .map(|f| &mut f.value)
+        {
+            Some(FieldValue::Names(list)) => list.names.extend(new_inputs),
+            Some(_) => {}
+            None => add_field(
+                input,
+                "inputs",
+                key_span,
+                FieldValue::Names(NameList {
+                    span,
+                    names: new_inputs,
+                    sizes: vec![None; 0],
+                }),
+            ),
+        }
+    }
+
+    // The file's constants.
+    let name = &input.name;
+    let opt2 = |r: &Option<(f64, f64)>| match r {
+        Some((a, b)) => quote!(::core::option::Option::Some((#a, #b))),
+        None => quote!(::core::option::Option::None),
+    };
+    let opt1 = |r: &Option<f64>| match r {
+        Some(a) => quote!(::core::option::Option::Some(#a)),
+        None => quote!(::core::option::Option::None),
+    };
+    let reference = &low.reference;
+    let ranges: Vec<_> = low.ranges.iter().map(opt2).collect();
+    let efforts: Vec<_> = low.efforts.iter().map(opt1).collect();
+    let vlims: Vec<_> = low.velocities.iter().map(opt1).collect();
+    let ctrl: Vec<_> = low.ctrlranges.iter().map(opt2).collect();
+    let nm = ctrl.len();
+    let bodies = &low.body_names;
+    let nb = bodies.len();
+    let motor_names: Vec<String> = low.motors.iter().map(|m| m.0.to_string()).collect();
+    items.extend(quote! {
+        #[allow(dead_code)]
+        impl #name {
+            /// The reference configuration: where the model file puts every body (MuJoCo's
+            /// `qpos0`; zero for a URDF's joints, the identity for its quaternions).
+            pub const REFERENCE_CONFIGURATION: [f64; #n] = [#(#reference),*];
+            /// Per coordinate, the joint's position range from the file (not enforced).
+            pub const COORDINATE_RANGES: [::core::option::Option<(f64, f64)>; #n] = [#(#ranges),*];
+            /// Per coordinate, the joint's effort limit (URDF `<limit effort>`, not enforced).
+            pub const EFFORT_LIMITS: [::core::option::Option<f64>; #n] = [#(#efforts),*];
+            /// Per coordinate, the joint's velocity limit (URDF `<limit velocity>`, not enforced).
+            pub const VELOCITY_LIMITS: [::core::option::Option<f64>; #n] = [#(#vlims),*];
+            /// The inputs made from the file's motors, in order.
+            pub const MOTOR_INPUTS: [&'static str; #nm] = [#(#motor_names),*];
+            /// Per motor input, its `ctrlrange` (not enforced).
+            pub const CONTROL_RANGES: [::core::option::Option<(f64, f64)>; #nm] = [#(#ctrl),*];
+            /// The bodies' names, parents before children.
+            pub const BODY_NAMES: [&'static str; #nb] = [#(#bodies),*];
+        }
+    });
+    items
+}
