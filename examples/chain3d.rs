@@ -17,6 +17,10 @@ include!("models/stack.rs");
 
 include!("models/chain3d.rs");
 
+include!("models/bicycle.rs");
+
+include!("models/diff_drive.rs");
+
 chain!(Chain5, 5);
 chain!(Chain10, 10);
 chain!(Chain20, 20);
@@ -108,6 +112,49 @@ where
     );
 }
 
+/// Times `step` (best of seven runs of 100 steps, µs per step) along a trajectory from `s0`.
+fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
+    name: &str,
+    mut sim: Integrator<Sys, GaussLobatto<2>>,
+    s0: State<D>,
+) where
+    Sys: Lagrangian<D, M, K>,
+{
+    let mut best = f64::INFINITY;
+    let mut iterations = 0;
+    for _ in 0..7 {
+        let mut s = s0;
+        let t0 = Instant::now();
+        for _ in 0..100 {
+            sim.step(black_box(&mut s)).expect("step");
+            iterations += sim.last_step_stats().stage_iterations;
+        }
+        best = best.min(t0.elapsed().as_secs_f64() * 1e4);
+    }
+    println!(
+        "{name}: step {best:6.2} µs ({:.2} iterations/step)",
+        f64::from(iterations) / 700.0
+    );
+}
+
+/// The bicycle (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s, as the example's ride) and the
+/// differential-drive robot (GL2, h = 0.01, torques 0.05 and 0.03 N m from rest at 0.5 m/s).
+fn vehicles() {
+    let p = Bicycle::default();
+    let sim = Integrator::<Bicycle, GaussLobatto<2>>::new(p, 0.01).expect("valid h");
+    let mut s = whipple::upright(&p, 4.0);
+    s.v[3] = 0.5;
+    sim.project(&mut s).expect("consistent start");
+    time_steps("bicycle GL2, h = 0.01", sim, s);
+    let mut robot = DiffDrive::default();
+    (robot.tr, robot.tl) = (0.05, 0.03);
+    let r = robot.r;
+    let sim = Integrator::<DiffDrive, GaussLobatto<2>>::new(robot, 0.01).expect("valid h");
+    let v = 0.5;
+    let s = State::new(0.0, [0.0; 5], [v, 0.0, 0.0, v / r, v / r]);
+    time_steps("diff drive GL2, h = 0.01", sim, s);
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("jacobian") {
         std::thread::Builder::new()
@@ -118,6 +165,7 @@ fn main() {
                 jacobian(20, Chain20::default());
                 jacobian(5, NonholonomicChain5::default());
                 jacobian(10, NonholonomicChain10::default());
+                vehicles();
             })
             .expect("thread")
             .join()
