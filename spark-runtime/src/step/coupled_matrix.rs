@@ -373,6 +373,11 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
         self.condition
     }
 
+    /// The Euclidean norm of row `l` of `K_v`.
+    pub(crate) fn kv_row_norm(&self, l: usize) -> f64 {
+        self.kv.row(l).norm()
+    }
+
     /// The factored `L` and `G` blocks.
     pub(crate) fn blocks(&self) -> &F {
         &self.blocks
@@ -472,5 +477,130 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
                 r.x[slot] -= self.w * u;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{GaussLobatto, LobattoIIIAB, LobattoIIIABD};
+
+    /// The block elimination solves the approximate matrix of the module, assembled densely
+    /// from its definition, for tableaux with `s̃ = S` and `s̃ = S − 1`.
+    fn check<const S: usize>(tab: &SparkTableau<S>) {
+        const N: usize = 4;
+        const M: usize = 2;
+        const K: usize = 1;
+        assert!(applies(tab));
+        let st = tab.s_tilde;
+        let l = SMatrix::<f64, N, N>::from_fn(|i, j| {
+            if i == j {
+                2.0 + i as f64
+            } else {
+                0.3 / (1.0 + (i + j) as f64)
+            }
+        });
+        let g = SMatrix::<f64, M, N>::from_fn(|i, j| ((i * N + j) as f64 * 0.71).sin());
+        let kv = SMatrix::<f64, K, N>::from_fn(|i, j| 0.4 + ((i + 3 * j) as f64 * 0.37).cos());
+        let blocks = DenseSaddle::new(&l, &g).unwrap();
+        let mut matrix = CoupledMatrix::<N, M, K, S, _>::new(tab, blocks, &kv).unwrap();
+        let len = (S + 1) * (N + M) + S * K;
+        let xcol = |slot: usize, a: usize| slot * N + a;
+        let mucol = |p: usize, a: usize| (S + 1) * N + p * M + a;
+        let nucol = |j: usize, a: usize| (S + 1) * (N + M) + j * K + a;
+        let slot_of = |x: usize| if x == S { 0 } else { x + 1 };
+        assert!(len <= 32);
+        let mut dense = [[0.0f64; 32]; 32];
+        for x in 0..=S {
+            let s = slot_of(x);
+            for a in 0..N {
+                for b in 0..N {
+                    dense[xcol(s, a)][xcol(s, b)] = l[(a, b)];
+                }
+                for p in 0..=st {
+                    for c in 0..M {
+                        dense[xcol(s, a)][mucol(p, c)] = a_coef(tab, x, p) * g[(c, a)];
+                    }
+                }
+                for j in 0..S {
+                    for c in 0..K {
+                        dense[xcol(s, a)][nucol(j, c)] = an_coef(tab, x, j) * kv[(c, a)];
+                    }
+                }
+            }
+        }
+        for c in 0..M {
+            for a in 0..N {
+                dense[mucol(0, c)][xcol(0, a)] = g[(c, a)];
+                for p in 1..=st {
+                    for x in 0..S {
+                        dense[mucol(p, c)][xcol(x + 1, a)] = tab.a_bar[p - 1][x] * g[(c, a)];
+                    }
+                }
+            }
+            for p in st + 1..=S {
+                dense[mucol(p, c)][mucol(p, c)] = 1.0;
+            }
+        }
+        for c in 0..K {
+            for a in 0..N {
+                dense[nucol(0, c)][xcol(0, a)] = kv[(c, a)];
+                for i in 1..S {
+                    for x in 0..S {
+                        dense[nucol(i, c)][xcol(x + 1, a)] = moment_weight(tab, i, x) * kv[(c, a)];
+                    }
+                }
+            }
+        }
+        let rhs: [f64; 32] = core::array::from_fn(|k| (k as f64 * 0.37).sin());
+        let mut r = Blocks::<N, M, K, S>::zeros();
+        for p in 0..=S {
+            for a in 0..N {
+                r.x[p][a] = rhs[xcol(p, a)];
+            }
+            for c in 0..M {
+                r.mu[p][c] = rhs[mucol(p, c)];
+            }
+        }
+        for j in 0..S {
+            for c in 0..K {
+                r.nu[j][c] = rhs[nucol(j, c)];
+            }
+        }
+        matrix.solve(tab, &mut r);
+        let mut sol = [0.0; 32];
+        for p in 0..=S {
+            for a in 0..N {
+                sol[xcol(p, a)] = r.x[p][a];
+            }
+            for c in 0..M {
+                sol[mucol(p, c)] = r.mu[p][c];
+            }
+        }
+        for j in 0..S {
+            for c in 0..K {
+                sol[nucol(j, c)] = r.nu[j][c];
+            }
+        }
+        for row in 0..len {
+            let s: f64 = (0..len).map(|c| dense[row][c] * sol[c]).sum();
+            assert!(
+                (s - rhs[row]).abs() < 1e-11,
+                "S = {S}, s̃ = {st}, row {row}: {s} vs {}",
+                rhs[row]
+            );
+        }
+    }
+
+    #[test]
+    fn matches_the_dense_approximate_system() {
+        check(&GaussLobatto::<1>::TABLEAU);
+        check(&GaussLobatto::<2>::TABLEAU);
+        check(&GaussLobatto::<3>::TABLEAU);
+        check(&LobattoIIIAB::<2>::TABLEAU);
+        check(&LobattoIIIAB::<3>::TABLEAU);
+        check(&LobattoIIIABD::<3>::TABLEAU);
+        check(&crate::SymplecticEulerI::TABLEAU);
+        check(&crate::SymplecticEulerII::TABLEAU);
     }
 }

@@ -445,8 +445,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         Ok((start, xbuf, iterations + spent))
     }
 
-    /// The mixed step's equations solved on the dense exact system (`dense_newton`).
+    /// The mixed step's equations solved on the dense exact system (`dense_newton`). Kept out
+    /// of line: its dense matrix occupies the stack only when this solve runs.
     #[allow(clippy::type_complexity)]
+    #[inline(never)]
     fn dense_solve<const S: usize>(
         &self,
         tab: &SparkTableau<S>,
@@ -558,6 +560,37 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
             }
         }
+        // What the next step's start checks (`check_consistent`), here: simplified Newton
+        // judges the velocity updates only, and near a configuration where the constraints
+        // lose rank an ill-conditioned matrix can make them small while the constraints are
+        // not met. Such a step goes to the dense solve and its bound on the attainable
+        // accuracy.
+        let (t1, v1) = (state.t + h, &it.x.first);
+        let mut q1 = q0;
+        for j in 0..S {
+            q1.axpy(h * tab.b[j], &it.x.rest[j], 1.0);
+        }
+        let sys = self.sys;
+        let (g, w) = (
+            sys.constraints(t1, &q1),
+            sys.hidden_constraint(t1, &q1, v1).0,
+        );
+        let norms = sys.constraint_row_norms(t1, &q1);
+        let (mut pos, mut vel) = (0.0f64, 0.0f64);
+        for l in 0..M {
+            let scale = if norms[l] > 0.0 { norms[l] } else { 1.0 };
+            pos = pos.max(g[l].abs() / scale);
+            vel = vel.max(w[l].abs() / scale);
+        }
+        let k = sys.nonholonomic_constraints(t1, &q1, v1);
+        for l in 0..K {
+            let norm = matrix.kv_row_norm(l);
+            vel = vel.max(k[l].abs() / if norm > 0.0 { norm } else { 1.0 });
+        }
+        let tol = options.consistency_tolerance;
+        if !(pos <= tol * (1.0 + max_abs(&q1)) && vel <= tol * (1.0 + max_abs(v1))) {
+            return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
+        }
         Ok((it.to_flat(), monitor.iterations()))
     }
 
@@ -597,9 +630,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             r.x.rest[i] = p - start.p0;
             forces[i] = f;
             if K > 0 {
-                let nh = sys.nonholonomic_jacobian(ti, &qi, &vs[i], &SVector::zeros());
-                ks[i] = nh.k;
-                nh_reactions[i] = nh.kv.tr_mul(&it.nu[i]);
+                (ks[i], nh_reactions[i]) = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]);
             }
         }
         r.x.first = sys.momentum_force(t1, &q1, v1).0 - start.p0;
