@@ -54,7 +54,7 @@ use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
 use crate::step::coupled_matrix::{self, Blocks, CoupledBlocks, CoupledMatrix, Slots};
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
-use crate::step::start::StepStart;
+use crate::step::start::{inconsistency, StepStart};
 use crate::tableau::SparkTableau;
 
 /// The unknowns of the mixed step at one iterate and the model's evaluations there.
@@ -420,12 +420,12 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             return Err(Error::NonFiniteState);
         }
         // Consistency of g, the hidden constraint and k at the step start.
-        let gq0 = self.check_consistent()?;
+        let (gq0, kv0) = self.coupled_start()?;
         let start = StepStart::new(sys, state, gq0);
         let structured = if Sys::SPARSE_SADDLE {
-            self.structured_solve::<S, SparseSaddle<'a, Sys, N, M, K>>(tab, &start)
+            self.structured_solve::<S, SparseSaddle<'a, Sys, N, M, K>>(tab, &start, &kv0)
         } else {
-            self.structured_solve::<S, DenseSaddle<N, M>>(tab, &start)
+            self.structured_solve::<S, DenseSaddle<N, M>>(tab, &start, &kv0)
         };
         let (options, spent) = match structured {
             Some(Ok((xbuf, iterations))) => return Ok((start, xbuf, iterations)),
@@ -443,6 +443,33 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         };
         let (xbuf, iterations) = self.dense_solve(tab, &start, &options)?;
         Ok((start, xbuf, iterations + spent))
+    }
+
+    /// The step start's consistency check (that of `check_consistent`, with the hidden
+    /// constraint's `(∂w/∂q) v` in place of its `M × N` block `∂w/∂q`, which it does not
+    /// use): `G` and `K_v` at the step start, or [`Error::InconsistentState`].
+    #[allow(clippy::type_complexity)]
+    fn coupled_start(&self) -> Result<(SMatrix<f64, M, N>, SMatrix<f64, K, N>), Error> {
+        let (sys, state, options) = (self.sys, self.state, self.options);
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let w0 = sys.velocity_constraint(t0, &q0, &v0);
+        let g0 = sys.constraints(t0, &q0);
+        let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.gq);
+        let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
+        for l in 0..K {
+            let norm = k0.kv.row(l).norm();
+            let scale = if norm > 0.0 { norm } else { 1.0 };
+            vel = vel.max(k0.k[l].abs() / scale);
+        }
+        let tol = options.consistency_tolerance;
+        if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
+            Ok((w0.gq, k0.kv))
+        } else {
+            Err(Error::InconsistentState {
+                position: pos,
+                velocity: vel,
+            })
+        }
     }
 
     /// The mixed step's equations solved on the dense exact system (`dense_newton`). Kept out
@@ -487,6 +514,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         &self,
         tab: &SparkTableau<S>,
         start: &StepStart<N, M>,
+        kv: &SMatrix<f64, K, N>,
     ) -> Option<Result<(<MixedLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error>> {
         let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
         if !options.simplified_newton || !coupled_matrix::applies(tab) {
@@ -495,10 +523,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let (t0, q0, v0) = (state.t, state.q, state.v);
         let (tm, qm) = (t0 + 0.5 * h, q0 + v0 * (0.5 * h));
         let blocks = F::factor(sys, (t0, &q0, &v0), (tm, &qm))?;
-        let kv = sys
-            .nonholonomic_jacobian(tm, &qm, &v0, &SVector::zeros())
-            .kv;
-        let mut matrix = CoupledMatrix::<N, M, K, S, F>::new(tab, blocks, &kv)?;
+        let mut matrix = CoupledMatrix::<N, M, K, S, F>::new(tab, blocks, kv)?;
         // The bound of the holonomic step's end point: a Schur complement whose rounding alone
         // moves the solution by far more than the tolerance is left to the dense solve (and
         // its bound on the attainable accuracy).
@@ -560,17 +585,30 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
             }
         }
-        // What the next step's start checks (`check_consistent`), here: simplified Newton
-        // judges the velocity updates only, and near a configuration where the constraints
-        // lose rank an ill-conditioned matrix can make them small while the constraints are
-        // not met. Such a step goes to the dense solve and its bound on the attainable
-        // accuracy.
+        if !self.meets_constraints(tab, &it, matrix) {
+            return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
+        }
+        Ok((it.to_flat(), monitor.iterations()))
+    }
+
+    /// Whether the end state of the converged iterate `it` meets the constraints to
+    /// `Options::consistency_tolerance`, as the next step's start checks them
+    /// (`check_consistent`). Simplified Newton judges the velocity updates only, and near a
+    /// configuration where the constraints lose rank an ill-conditioned matrix can make them
+    /// small while the constraints are not met: such a step goes to the dense solve and its
+    /// bound on the attainable accuracy.
+    fn meets_constraints<const S: usize, F: SaddleOps<N, M>>(
+        &self,
+        tab: &SparkTableau<S>,
+        it: &Blocks<N, M, K, S>,
+        matrix: &CoupledMatrix<N, M, K, S, F>,
+    ) -> bool {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
         let (t1, v1) = (state.t + h, &it.x.first);
-        let mut q1 = q0;
+        let mut q1 = state.q;
         for j in 0..S {
             q1.axpy(h * tab.b[j], &it.x.rest[j], 1.0);
         }
-        let sys = self.sys;
         let (g, w) = (
             sys.constraints(t1, &q1),
             sys.hidden_constraint(t1, &q1, v1).0,
@@ -588,10 +626,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             vel = vel.max(k[l].abs() / if norm > 0.0 { norm } else { 1.0 });
         }
         let tol = options.consistency_tolerance;
-        if !(pos <= tol * (1.0 + max_abs(&q1)) && vel <= tol * (1.0 + max_abs(v1))) {
-            return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
-        }
-        Ok((it.to_flat(), monitor.iterations()))
+        pos <= tol * (1.0 + max_abs(&q1)) && vel <= tol * (1.0 + max_abs(v1))
     }
 
     /// The residuals of E1-E6 at the iterate `it`, block by block (rows as [`Blocks`] says),
