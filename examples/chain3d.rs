@@ -6,7 +6,8 @@
 //! `cargo run --release --example chain3d`
 //!
 //! With `-- jacobian`: the time of `step` and of `step_with_jacobian` (process CPU time, best
-//! of seven runs of 100 calls) for N = 5, 10, 20 instead, and for N = 5, 10 with a
+//! of seven runs of 100 calls) and the stack of one step for N = 5, 10, 20 instead, and for N =
+//! 5, 10 with a
 //! nonholonomic constraint on the last mass; then the GL2 step of the bicycle
 //! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`).
 
@@ -128,9 +129,13 @@ where
         with = with.min((cpu_seconds() - t0) * 1e4);
     }
     let kind = if K > 0 { ", nonholonomic" } else { "" };
+    let mut s = s0;
+    let mut one_step = || sim.step(black_box(&mut s)).expect("step");
+    let stack = stack::measure(&mut one_step);
     println!(
-        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs, step_with_jacobian {with:7.2} µs ({:.1}x)",
-        with / step
+        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs, step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
+        with / step,
+        stack as f64 / 1024.0
     );
 }
 

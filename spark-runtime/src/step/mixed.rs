@@ -455,15 +455,26 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let w0 = sys.velocity_constraint(t0, &q0, &v0);
         let g0 = sys.constraints(t0, &q0);
         let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.gq);
-        let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
+        // `k` and the rows of `K_v` as the reactions of unit multipliers: the model's
+        // `nonholonomic_jacobian` would form its two `N × N` second-derivative blocks (14 kB
+        // of stack for the 10-mass chain) for nothing.
+        let mut kv = SMatrix::<f64, K, N>::zeros();
+        let mut k0 = SVector::<f64, K>::zeros();
         for l in 0..K {
-            let norm = k0.kv.row(l).norm();
+            let mut unit = SVector::<f64, K>::zeros();
+            unit[l] = 1.0;
+            let (k, row) = sys.nonholonomic_reaction(t0, &q0, &v0, &unit);
+            k0 = k;
+            kv.set_row(l, &row.transpose());
+        }
+        for l in 0..K {
+            let norm = kv.row(l).norm();
             let scale = if norm > 0.0 { norm } else { 1.0 };
-            vel = vel.max(k0.k[l].abs() / scale);
+            vel = vel.max(k0[l].abs() / scale);
         }
         let tol = options.consistency_tolerance;
         if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
-            Ok((w0.gq, k0.kv))
+            Ok((w0.gq, kv))
         } else {
             Err(Error::InconsistentState {
                 position: pos,
