@@ -889,6 +889,22 @@ fn emit_nonholonomic(model: &mut Model) -> TokenStream {
             }
         }
     }
+    // `k_vᵀψ`, for `nonholonomic_reaction` (the coupled step's iterations).
+    let mut reaction = vec![zero; n];
+    for (l, row) in kv.iter().enumerate() {
+        let psi = ar.var(vars.mu(l));
+        for a in 0..n {
+            let term = ar.mul(psi, row[a]);
+            reaction[a] = ar.add(reaction[a], term);
+        }
+    }
+    let mut kr_ids = k_ids.clone();
+    kr_ids.extend(&reaction);
+    let Body {
+        lets: kr_lets,
+        exprs: kr_exprs,
+    } = body(model, &kr_ids);
+    let (kr_k, kr_r) = kr_exprs.split_at(kk);
     let k_body = {
         let Body { lets, exprs } = body(model, &k_ids);
         quote! {
@@ -915,6 +931,11 @@ fn emit_nonholonomic(model: &mut Model) -> TokenStream {
         #[inline]
         fn nonholonomic_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> #rt::NonholonomicJacobian<#n, #kk> {
             #j_body
+        }
+        #[inline]
+        fn nonholonomic_reaction(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> (#vec_k, #vec_n) {
+            #kr_lets
+            (<#vec_k>::from([#(#kr_k),*]), <#vec_n>::from([#(#kr_r),*]))
         }
     }
 }

@@ -296,6 +296,20 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         NonholonomicJacobian::default()
     }
 
+    /// `(k, k_vᵀ psi)` at `(t, q, v)`: what the iterations of the coupled holonomic +
+    /// nonholonomic step evaluate at its stages ([`Lagrangian::nonholonomic_jacobian`] without
+    /// `k_q` and the second derivatives). `mechanics!` emits a version that computes only these.
+    fn nonholonomic_reaction(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        psi: &SVector<f64, K>,
+    ) -> (SVector<f64, K>, SVector<f64, N>) {
+        let j = self.nonholonomic_jacobian(t, q, v, psi);
+        (j.k, j.kv.tr_mul(psi))
+    }
+
     /// Factors the simplified Newton matrix's blocks into `store`: the mass matrix
     /// `L = ∂²L/∂v²` at `mass_at = (t, q, v)`, the constraint Jacobian `G` at `g_at = (t, q)`,
     /// and the Schur complement `G L⁻¹ Gᵀ`. `false` when a pivot is not positive and finite

@@ -61,8 +61,8 @@ use crate::step::assembly::{
 use crate::step::jacobian::{
     solve_sensitivities, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
 };
+use crate::step::problem::Problem;
 use crate::step::start::StepStart;
-use crate::step::Problem;
 use crate::tableau::EmprkTableau;
 
 /// Unknowns of the EMPRK solve, in this order: `V_1..V_S`, `Ṽ_1..Ṽ_S` (`Ṽ_S = v1`), `μ_0`,

@@ -39,9 +39,9 @@ use crate::options::Options;
 use crate::options::StepStats;
 use crate::step::factoring::{Dense, Factoring, Hidden, Sparse, Start};
 use crate::step::gradient::Gradient;
+use crate::step::problem::Problem;
 use crate::step::stage_matrix::{SaddleOps, StageMatrix};
 use crate::step::start::inconsistency;
-use crate::step::Problem;
 use crate::tableau::SparkTableau;
 
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.

@@ -62,7 +62,7 @@ use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJac
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks};
-use crate::step::Problem;
+use crate::step::problem::Problem;
 use crate::tableau::Index2Tableau;
 
 /// The error for holonomic constraints.

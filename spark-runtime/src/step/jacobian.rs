@@ -30,11 +30,12 @@ use crate::model::blocks::InputJacobian;
 use crate::model::{Inputs, Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{add_scaled, MomentumWeights, StageEvaluations, ZeroBlocks};
+use crate::step::coupled_layout::{moment_weight, system_len, MixedLayout, Offsets};
 use crate::step::holonomic::Retain;
-use crate::step::mixed::{moment_weight, system_len, MixedLayout, MixedPoint, Offsets};
+use crate::step::mixed::MixedPoint;
 use crate::step::ordering::{reorder, Couplings, ORDER_FROM};
+use crate::step::problem::Problem;
 use crate::step::start::StepStart;
-use crate::step::Problem;
 use crate::tableau::SparkTableau;
 
 /// The Jacobian of one step `(q0, v0, u) → (q1, v1)` (for Hamiltonian models `p` in place of

@@ -38,109 +38,24 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::Error;
+use crate::error::{Error, Phase};
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
-use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
+use crate::linalg::layout::{flat, Layout};
+use crate::linalg::newton::{slow, Monitor, Verdict, ILL_CONDITIONED, SIMPLIFIED_MARGIN};
+use crate::linalg::vector::max_abs;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
-use crate::options::StepStats;
+use crate::options::{Options, StepStats};
 use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks,
 };
-use crate::step::start::StepStart;
-use crate::step::Problem;
+pub use crate::step::coupled_layout::system_len;
+use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
+use crate::step::coupled_matrix::{self, Blocks, CoupledBlocks, CoupledMatrix, Slots};
+use crate::step::problem::Problem;
+use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
+use crate::step::start::{inconsistency, StepStart};
 use crate::tableau::SparkTableau;
-
-/// Unknowns of the monolithic solve: `V_1..V_S`, `v1`, `μ_0`, `μ_1..μ_S`, `ν_1..ν_S` (`K > 0`),
-/// or `V_1..V_S`, `μ_0..μ_S`, `v1` (`K = 0`); where each block and each equation's rows sit is
-/// [`Offsets`]' business. The layout only counts the lengths.
-pub(crate) type MixedLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
-    Cat<Arr<Arr<Scalar, N>, S>, Arr<Scalar, N>>,
-    Cat<Cat<Arr<Scalar, M>, Arr<Arr<Scalar, M>, S>>, Arr<Arr<Scalar, K>, S>>,
->;
-
-/// Number of unknowns (and equations) of the mixed step: `(S+1)(N+M) + S·K`.
-#[doc(hidden)]
-pub fn system_len<const N: usize, const M: usize, const K: usize, const S: usize>() -> usize {
-    <MixedLayout<N, M, K, S> as Layout>::LEN
-}
-
-/// Offsets of the unknown blocks in the flat vector, and the rows of the equations.
-///
-/// With nonholonomic constraints (`K > 0`) the unknowns are `V_1..V_S`, `v1`, `μ_0..μ_S`,
-/// `ν_1..ν_S`, and the rows E1, E2, E4 (at `μ_0`'s), E3 (at `μ_1..μ_s̃`'s), E5, E6.
-///
-/// Without them (`K = 0`, the holonomic step, whose Jacobian [`crate::step::jacobian`] builds
-/// on this system) the unknowns are `V_1..V_S`, `μ_0..μ_S`, `v1` and the rows E1, E3 (at
-/// `μ_0..μ_{s̃−1}`'s), E4 (at `μ_s̃`'s), E2 (at `v1`'s): the stage equations (E1, E3) involve
-/// only the stage unknowns (`V_1..V_S`, `μ_0..μ_{s̃−1}`), which come first, so the matrix is
-/// block lower triangular as assembled, with a leading block of [`Offsets::stage_len`] rows.
-/// (Reordering the first layout into this one after assembly cost 6 % of the 2-link chain's
-/// step Jacobian.)
-///
-/// An unused multiplier slot (`s̃ = S − 1`: `μ_S`) has its identity row at its own column in
-/// both layouts.
-#[derive(Clone, Copy)]
-pub(crate) struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
-
-impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, M, K, S> {
-    /// `V_i`, `i = 0..S-1` (0-based).
-    pub(crate) const fn v(i: usize) -> usize {
-        i * N
-    }
-    /// `v1`.
-    pub(crate) const V1: usize = if K == 0 { S * N + (S + 1) * M } else { S * N };
-    /// `μ_j`, `j = 0..S` (Lobatto index).
-    pub(crate) const fn mu(j: usize) -> usize {
-        if K == 0 {
-            S * N + j * M
-        } else {
-            (S + 1) * N + j * M
-        }
-    }
-    /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
-    pub(crate) const fn nu(j: usize) -> usize {
-        (S + 1) * (N + M) + j * K
-    }
-    /// The first row of E3, `g(Q̃_j)/h` (`j = 1..s̃`); row block `j` is `M` rows further.
-    pub(crate) const fn position_row(j: usize) -> usize {
-        if K == 0 {
-            Self::mu(j)
-        } else {
-            Self::mu(j + 1)
-        }
-    }
-    /// The first row of E4, the hidden constraint at `t1`, for `s̃ = st`.
-    pub(crate) const fn hidden_row(st: usize) -> usize {
-        if K == 0 {
-            Self::mu(st)
-        } else {
-            Self::mu(0)
-        }
-    }
-    /// The rows of E3 for `s̃ = st` (with `K > 0`, and the unused slot's identity row after
-    /// them), whose rounding [`DenseProblem`] scales as positions over `h`.
-    pub(crate) const fn position_rows(st: usize) -> core::ops::Range<usize> {
-        if K == 0 {
-            Self::position_row(0)..Self::position_row(st)
-        } else {
-            Self::mu(1)..Self::mu(S + 1)
-        }
-    }
-    /// The number of stage unknowns, `S N + s̃ M` for `s̃ = st`: with `K = 0` the leading
-    /// block of the block lower triangular matrix.
-    pub(crate) const fn stage_len(st: usize) -> usize {
-        S * N + st * M
-    }
-    /// The velocity unknowns: `V_1..V_S` and `v1`.
-    pub(crate) const VELOCITIES: [core::ops::Range<usize>; 2] = [0..S * N, Self::V1..Self::V1 + N];
-}
-
-/// `ω_ij = b_j c_j^{i−1}`: the weight of stage `j` in the `i`-th moment of the nonholonomic
-/// constraints (E6; 0-based `i = 1..S−1`).
-pub(crate) fn moment_weight<const S: usize>(tab: &SparkTableau<S>, i: usize, j: usize) -> f64 {
-    tab.b[j] * libm::pow(tab.c[j], (i - 1) as f64)
-}
 
 /// The unknowns of the mixed step at one iterate and the model's evaluations there.
 pub(crate) struct MixedPoint<const N: usize, const M: usize, const K: usize, const S: usize> {
@@ -172,8 +87,8 @@ pub(crate) struct MixedPoint<const N: usize, const M: usize, const K: usize, con
     pub nh1: NonholonomicJacobian<N, K>,
 }
 
-impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
-    Problem<'_, Sys, N, M, K>
+impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'a, Sys, N, M, K>
 {
     /// Unpacks the flat unknowns `x` and evaluates the model at the stages, the Lobatto nodes
     /// and the end point.
@@ -474,6 +389,15 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
 
     /// Solves the mixed step's equations: the step-start quantities, the converged unknowns
     /// (layout [`MixedLayout`]) and the Newton iterations.
+    ///
+    /// Simplified Newton with the block-structured matrix of `coupled_matrix` first (the
+    /// model's factors of `L` and `G L⁻¹ Gᵀ` and a small nonholonomic Schur complement); if it
+    /// converges slowly or not at all, full Newton on the dense exact system from the same
+    /// start (`Options::full_newton_fallback`). Where the structured matrix does not apply
+    /// (a tableau without its structure) or cannot be factored or is ill-conditioned (near
+    /// a configuration where the constraints lose rank), the dense exact system throughout, as
+    /// [`dense_newton::solve`] does it: simplified with the exact matrix of the first iterate,
+    /// then full, with its bound on the attainable accuracy.
     #[allow(clippy::type_complexity)]
     pub(crate) fn solve_mixed<const S: usize>(
         &self,
@@ -486,7 +410,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         ),
         Error,
     > {
-        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        let (sys, state) = (self.sys, self.state);
         if !(tab.s_tilde == S || (tab.s_tilde + 1 == S && tab.s_tilde >= 1)) {
             return Err(Error::Unsupported {
                 what: "a SPARK tableau with s̃ other than S or S − 1 in the mixed step",
@@ -495,12 +419,82 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         if !state.is_finite() {
             return Err(Error::NonFiniteState);
         }
-        let (q0, v0) = (state.q, state.v);
-
         // Consistency of g, the hidden constraint and k at the step start.
-        let gq0 = self.check_consistent()?;
+        let (gq0, kv0) = self.coupled_start()?;
         let start = StepStart::new(sys, state, gq0);
+        let structured = if Sys::SPARSE_SADDLE {
+            self.structured_solve::<S, SparseSaddle<'a, Sys, N, M, K>>(tab, &start, &kv0)
+        } else {
+            self.structured_solve::<S, DenseSaddle<N, M>>(tab, &start, &kv0)
+        };
+        let (options, spent) = match structured {
+            Some(Ok((xbuf, iterations))) => return Ok((start, xbuf, iterations)),
+            Some(Err(
+                Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. },
+            )) if self.options.full_newton_fallback => {
+                let full = Options {
+                    simplified_newton: false,
+                    ..*self.options
+                };
+                (full, iterations)
+            }
+            Some(Err(e)) => return Err(e),
+            None => (*self.options, 0),
+        };
+        let (xbuf, iterations) = self.dense_solve(tab, &start, &options)?;
+        Ok((start, xbuf, iterations + spent))
+    }
 
+    /// The step start's consistency check (that of `check_consistent`, with the hidden
+    /// constraint's `(∂w/∂q) v` in place of its `M × N` block `∂w/∂q`, which it does not
+    /// use): `G` and `K_v` at the step start, or [`Error::InconsistentState`].
+    #[allow(clippy::type_complexity)]
+    fn coupled_start(&self) -> Result<(SMatrix<f64, M, N>, SMatrix<f64, K, N>), Error> {
+        let (sys, state, options) = (self.sys, self.state, self.options);
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let w0 = sys.velocity_constraint(t0, &q0, &v0);
+        let g0 = sys.constraints(t0, &q0);
+        let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.gq);
+        // `k` and the rows of `K_v` as the reactions of unit multipliers: the model's
+        // `nonholonomic_jacobian` would form its two `N × N` second-derivative blocks (14 kB
+        // of stack for the 10-mass chain) for nothing.
+        let mut kv = SMatrix::<f64, K, N>::zeros();
+        let mut k0 = SVector::<f64, K>::zeros();
+        for l in 0..K {
+            let mut unit = SVector::<f64, K>::zeros();
+            unit[l] = 1.0;
+            let (k, row) = sys.nonholonomic_reaction(t0, &q0, &v0, &unit);
+            k0 = k;
+            kv.set_row(l, &row.transpose());
+        }
+        for l in 0..K {
+            let norm = kv.row(l).norm();
+            let scale = if norm > 0.0 { norm } else { 1.0 };
+            vel = vel.max(k0[l].abs() / scale);
+        }
+        let tol = options.consistency_tolerance;
+        if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
+            Ok((w0.gq, kv))
+        } else {
+            Err(Error::InconsistentState {
+                position: pos,
+                velocity: vel,
+            })
+        }
+    }
+
+    /// The mixed step's equations solved on the dense exact system (`dense_newton`). Kept out
+    /// of line: its dense matrix occupies the stack only when this solve runs.
+    #[allow(clippy::type_complexity)]
+    #[inline(never)]
+    fn dense_solve<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        options: &Options,
+    ) -> Result<(<MixedLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error> {
+        let (h, state) = (self.h, self.state);
+        let (q0, v0) = (state.q, state.v);
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
         let problem = DenseProblem::at_step(
@@ -510,7 +504,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             &v0,
             h,
         );
-        let (xbuf, iterations) = dense_newton::solve::<MixedLayout<N, M, K, S>>(
+        dense_newton::solve::<MixedLayout<N, M, K, S>>(
             options,
             &problem,
             |x| {
@@ -520,8 +514,210 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                     }
                 }
             },
-            |x, r, jac| self.assemble_mixed(tab, &start, x, r, jac),
-        )?;
-        Ok((start, xbuf, iterations))
+            |x, r, jac| self.assemble_mixed(tab, start, x, r, jac),
+        )
+    }
+
+    /// The structured simplified Newton iteration (see [`Problem::solve_mixed`]): `None` when
+    /// it does not apply (options, tableau) or its matrix is singular or ill-conditioned.
+    #[allow(clippy::type_complexity)]
+    fn structured_solve<const S: usize, F: SaddleOps<N, M> + CoupledBlocks<'a, Sys, N, M, K>>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        kv: &SMatrix<f64, K, N>,
+    ) -> Option<Result<(<MixedLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error>> {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        if !options.simplified_newton || !coupled_matrix::applies(tab) {
+            return None;
+        }
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        let (tm, qm) = (t0 + 0.5 * h, q0 + v0 * (0.5 * h));
+        let blocks = F::factor(sys, (t0, &q0, &v0), (tm, &qm))?;
+        let mut matrix = CoupledMatrix::<N, M, K, S, F>::new(tab, blocks, kv)?;
+        // The bound of the holonomic step's end point: a Schur complement whose rounding alone
+        // moves the solution by far more than the tolerance is left to the dense solve (and
+        // its bound on the attainable accuracy).
+        let condition = matrix.condition().max(matrix.blocks().schur_condition());
+        if f64::EPSILON * condition.max(64.0) > ILL_CONDITIONED * options.tolerance {
+            return None;
+        }
+        Some(self.iterate_structured(tab, start, &mut matrix))
+    }
+
+    /// Simplified Newton on E1-E6 with the factored structured `matrix`, from the velocities
+    /// `v0` and zero multipliers, to `SIMPLIFIED_MARGIN` times the tolerance (the convergence
+    /// test of [`dense_newton::solve`]).
+    #[allow(clippy::type_complexity)]
+    fn iterate_structured<const S: usize, F: SaddleOps<N, M>>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        matrix: &mut CoupledMatrix<N, M, K, S, F>,
+    ) -> Result<(<MixedLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error> {
+        let (h, options, state) = (self.h, self.options, self.state);
+        let (q0, v0) = (state.q, state.v);
+        let mut it = Blocks::<N, M, K, S>::zeros();
+        it.x = Slots::splat(v0);
+        let vscale0 = max_abs(&v0);
+        let noise_scale = max_abs(&q0) / h.abs();
+        let position_scale = (1.0 + max_abs(&q0)) / h.abs();
+        let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
+        let mut r = Blocks::<N, M, K, S>::zeros();
+        loop {
+            self.coupled_residual(tab, start, &it, &mut r);
+            r.negate();
+            matrix.solve(tab, &mut r);
+            let mut delta = 0.0f64;
+            let mut vscale = vscale0;
+            for x in 0..=S {
+                it.x[x] += r.x[x];
+                delta = delta.max(max_abs(&r.x[x]));
+                vscale = vscale.max(max_abs(&it.x[x]));
+            }
+            for p in 0..=S {
+                it.mu[p] += r.mu[p];
+            }
+            for j in 0..S {
+                it.nu[j] += r.nu[j];
+            }
+            if vscale == 0.0 {
+                break;
+            }
+            let unit = options.tolerance * SIMPLIFIED_MARGIN * vscale;
+            let floor = 64.0 * f64::EPSILON * (vscale + noise_scale);
+            let at_rest = 64.0 * f64::EPSILON * (vscale + position_scale);
+            let reference = (options.tolerance * vscale).max(at_rest);
+            let noise = monitor.attainable_floor(0.0, reference, floor)?;
+            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                break;
+            }
+            if monitor.is_slow() {
+                return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
+            }
+        }
+        if !self.meets_constraints(tab, &it, matrix) {
+            return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
+        }
+        Ok((it.to_flat(), monitor.iterations()))
+    }
+
+    /// Whether the end state of the converged iterate `it` meets the constraints to
+    /// `Options::consistency_tolerance`, as the next step's start checks them
+    /// (`check_consistent`). Simplified Newton judges the velocity updates only, and near a
+    /// configuration where the constraints lose rank an ill-conditioned matrix can make them
+    /// small while the constraints are not met: such a step goes to the dense solve and its
+    /// bound on the attainable accuracy.
+    fn meets_constraints<const S: usize, F: SaddleOps<N, M>>(
+        &self,
+        tab: &SparkTableau<S>,
+        it: &Blocks<N, M, K, S>,
+        matrix: &CoupledMatrix<N, M, K, S, F>,
+    ) -> bool {
+        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        let (t1, v1) = (state.t + h, &it.x.first);
+        let mut q1 = state.q;
+        for j in 0..S {
+            q1.axpy(h * tab.b[j], &it.x.rest[j], 1.0);
+        }
+        let (g, w) = (
+            sys.constraints(t1, &q1),
+            sys.hidden_constraint(t1, &q1, v1).0,
+        );
+        let norms = sys.constraint_row_norms(t1, &q1);
+        let (mut pos, mut vel) = (0.0f64, 0.0f64);
+        for l in 0..M {
+            let scale = if norms[l] > 0.0 { norms[l] } else { 1.0 };
+            pos = pos.max(g[l].abs() / scale);
+            vel = vel.max(w[l].abs() / scale);
+        }
+        let k = sys.nonholonomic_constraints(t1, &q1, v1);
+        for l in 0..K {
+            let norm = matrix.kv_row_norm(l);
+            vel = vel.max(k[l].abs() / if norm > 0.0 { norm } else { 1.0 });
+        }
+        let tol = options.consistency_tolerance;
+        pos <= tol * (1.0 + max_abs(&q1)) && vel <= tol * (1.0 + max_abs(v1))
+    }
+
+    /// The residuals of E1-E6 at the iterate `it`, block by block (rows as [`Blocks`] says),
+    /// from what the iterations evaluate: momenta and forces, `g` and `G̃ᵀμ` at the Lobatto
+    /// nodes, the hidden constraint and `k` at the end, `k` and `k_vᵀν` at the stages.
+    fn coupled_residual<const S: usize>(
+        &self,
+        tab: &SparkTableau<S>,
+        start: &StepStart<N, M>,
+        it: &Blocks<N, M, K, S>,
+        r: &mut Blocks<N, M, K, S>,
+    ) {
+        let (sys, h) = (self.sys, self.h);
+        let (t0, q0) = (start.t0, start.q0);
+        let st = tab.s_tilde;
+        let vs = &it.x.rest;
+        let v1 = &it.x.first;
+        let combine = |coef: &[f64; S]| {
+            let mut q = q0;
+            for j in 0..S {
+                q.axpy(h * coef[j], &vs[j], 1.0);
+            }
+            q
+        };
+        let (t1, q1) = (t0 + h, combine(&tab.b));
+        // −p0 + the start reaction, shared by every momentum row up to its weight.
+        let start_reaction = start.gq0.tr_mul(&it.mu.first);
+        let zero_n = SVector::<f64, N>::zeros();
+        let mut forces = [zero_n; S];
+        let mut nh_reactions = [zero_n; S];
+        let mut ks = [SVector::<f64, K>::zeros(); S];
+        for i in 0..S {
+            let ti = t0 + tab.c[i] * h;
+            let qi = combine(&tab.a[i]);
+            let (p, f) = sys.momentum_force(ti, &qi, &vs[i]);
+            r.x.rest[i] = p - start.p0;
+            forces[i] = f;
+            if K > 0 {
+                (ks[i], nh_reactions[i]) = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]);
+            }
+        }
+        r.x.first = sys.momentum_force(t1, &q1, v1).0 - start.p0;
+        // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
+        let mut reactions = [zero_n; S];
+        for j in 0..S {
+            if j < st {
+                let (g, react) = sys.constraint_reaction(
+                    t0 + tab.c_lob[j] * h,
+                    &combine(&tab.a_bar[j]),
+                    &it.mu.rest[j],
+                );
+                r.mu.rest[j] = g / h;
+                reactions[j] = react;
+            } else {
+                r.mu.rest[j] = it.mu.rest[j];
+            }
+        }
+        let momentum_row = |rho: &mut SVector<f64, N>, w: &MomentumWeights<'_, S>| {
+            rho.axpy(w.start, &start_reaction, 1.0);
+            for j in 0..S {
+                rho.axpy(-h * w.force[j], &forces[j], 1.0);
+                rho.axpy(w.nonholonomic[j], &nh_reactions[j], 1.0);
+                rho.axpy(w.lobatto[j], &reactions[j], 1.0);
+            }
+        };
+        for i in 0..S {
+            momentum_row(&mut r.x.rest[i], &MomentumWeights::spark_stage(tab, i));
+        }
+        momentum_row(&mut r.x.first, &MomentumWeights::spark_end(tab));
+        // E4, E5, E6.
+        r.mu.first = sys.hidden_constraint(t1, &q1, v1).0;
+        if K > 0 {
+            r.nu[0] = sys.nonholonomic_constraints(t1, &q1, v1);
+            for i in 1..S {
+                let mut s = SVector::<f64, K>::zeros();
+                for j in 0..S {
+                    s.axpy(moment_weight(tab, i, j), &ks[j], 1.0);
+                }
+                r.nu[i] = s;
+            }
+        }
     }
 }

@@ -16,7 +16,7 @@ use nalgebra::SMatrix;
 use crate::linalg::layout::{flat, Layout};
 use crate::linalg::lu;
 use crate::model::blocks::{ConstraintJacobian, NonholonomicJacobian};
-use crate::step::mixed::{MixedLayout, Offsets};
+use crate::step::coupled_layout::{MixedLayout, Offsets};
 
 /// Step systems whose reordered part (the holonomic system's stage block, the whole coupled
 /// system) has at least this many unknowns are reordered before they are factored.

@@ -63,6 +63,28 @@ pub(crate) struct DenseSaddle<const N: usize, const M: usize> {
 }
 
 impl<const N: usize, const M: usize> DenseSaddle<N, M> {
+    /// Factors `L = lvv` and `G L⁻¹ Gᵀ` with `G = g`; `None` when either is singular.
+    pub(crate) fn new(lvv: &SMatrix<f64, N, N>, g: &SMatrix<f64, M, N>) -> Option<Self> {
+        let mass = Factored::new(lvv).ok()?;
+        let w = mass.apply(&g.transpose());
+        let schur = Factored::new(&(g * w)).ok()?;
+        Some(Self {
+            mass,
+            g: *g,
+            w,
+            schur,
+        })
+    }
+
+    /// The condition number of `G L⁻¹ Gᵀ` (1 without constraints).
+    pub(crate) fn schur_condition(&self) -> f64 {
+        if M == 0 {
+            1.0
+        } else {
+            self.schur.condition(&(self.g * self.w))
+        }
+    }
+
     /// The factored mass matrix.
     pub(crate) fn mass(&self) -> &Factored<N> {
         &self.mass

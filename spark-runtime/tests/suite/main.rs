@@ -5,5 +5,6 @@
 mod hand_nonholonomic;
 mod hand_odae;
 mod hand_pendulum;
+mod layers;
 mod local_model;
 mod tableau;
