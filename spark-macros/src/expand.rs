@@ -10,10 +10,16 @@ use crate::sym::{self, Arena, Id};
 
 /// The whole expansion of one `mechanics!` invocation.
 pub fn expand(input: TokenStream) -> TokenStream {
+    // Too-deep parts are replaced before anything recursive sees them (`depth.rs`).
+    let (input, too_deep) = crate::depth::scan(input);
     let mut parsed: ModelInput = match syn::parse2(input.clone()) {
         Ok(p) => p,
-        Err(e) => return parse::fallback(input, e),
+        Err(mut e) => {
+            too_deep.into_iter().for_each(|d| e.combine(d));
+            return parse::fallback(input, e);
+        }
     };
+    parsed.errors.splice(0..0, too_deep);
     crate::unroll::apply(&mut parsed);
     match crate::model::build(parsed) {
         Ok(model) => emit_model(model),

@@ -1,6 +1,6 @@
 //! The `mechanics!` macro of spark.
 //!
-//! Pipeline: `parse` (syn, the DSL surface) → `unroll` (arrays, loops, constants and helpers
+//! Pipeline: `depth` (an iterative pre-scan bounding the nesting) → `parse` (syn, the DSL surface) → `unroll` (arrays, loops, constants and helpers
 //! rewritten into named scalars) → `model` (names resolved, expressions lowered
 //! into the symbolic arena, all checks) → `expand` (derivatives and straight-line code).
 //! Everything below the entry point works on `proc_macro2` so it can be unit-tested.
@@ -9,6 +9,7 @@ extern crate proc_macro;
 
 mod check;
 mod ctxt;
+mod depth;
 mod expand;
 mod forces;
 mod lower;

@@ -199,6 +199,42 @@ fn hypot(a: &Expr, b: &Expr, span: Span) -> Expr {
     syn::parse_quote_spanned!(span=> ((#a).powi(2) + (#b).powi(2)).sqrt())
 }
 
+/// `(e)`.
+fn paren(e: Expr, span: Span) -> Expr {
+    Expr::Paren(syn::ExprParen {
+        attrs: Vec::new(),
+        paren_token: syn::token::Paren(span),
+        expr: Box::new(e),
+    })
+}
+
+/// The sum (product) of `terms` (at least one) as a balanced tree of `(a) + (b)`: a sum of
+/// `n` terms nests `log2(n)` deep, so no later pass recurses deeply on it, and it is built
+/// without printing and re-parsing tokens (linear time).
+fn balanced(mut terms: Vec<Expr>, product: bool, span: Span) -> Expr {
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut pairs = terms.into_iter();
+        while let Some(a) = pairs.next() {
+            next.push(match pairs.next() {
+                Some(b) => Expr::Binary(syn::ExprBinary {
+                    attrs: Vec::new(),
+                    left: Box::new(paren(a, span)),
+                    op: if product {
+                        BinOp::Mul(syn::token::Star(span))
+                    } else {
+                        BinOp::Add(syn::token::Plus(span))
+                    },
+                    right: Box::new(paren(b, span)),
+                }),
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop().unwrap_or_else(|| number(0.0, span))
+}
+
 impl Unroller {
     /// The value of an integer expression of literals, constants and loop variables.
     fn int(&self, e: &Expr) -> syn::Result<i64> {
@@ -380,18 +416,10 @@ impl Unroller {
                 self.with_int(&var.ident, v, |cx| cx.visit_expr_mut(&mut term));
                 terms.push(term);
             }
-            let mut terms = terms.into_iter();
-            let Some(first) = terms.next() else {
+            if terms.is_empty() {
                 return Ok(number(if product { 1.0 } else { 0.0 }, span));
-            };
-            let folded = terms.fold(first, |acc, t| {
-                if product {
-                    syn::parse_quote_spanned!(span=> (#acc) * (#t))
-                } else {
-                    syn::parse_quote_spanned!(span=> (#acc) + (#t))
-                }
-            });
-            Ok(syn::parse_quote_spanned!(span=> (#folded)))
+            }
+            Ok(paren(balanced(terms, product, span), span))
         })())
     }
 
