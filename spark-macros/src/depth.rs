@@ -21,6 +21,8 @@
 //! Sums of many terms are not affected: `(0..n).map(|i| ...).sum()` is a handful of tokens,
 //! and `unroll` folds it into a balanced tree (depth `log2 n`).
 
+use std::cell::Cell;
+
 use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
 
 /// The deepest bracket nesting accepted. Unoptimized, syn needs about 11 KiB of stack per
@@ -32,6 +34,61 @@ pub const MAX_NESTING: usize = 128;
 /// rustc's 8 MiB, 2000 did not), so together with [`MAX_NESTING`] the expansion stays well
 /// inside it.
 pub const MAX_DEPTH: usize = 512;
+
+/// The deepest expression, in `syn::Expr` levels, that the recursive passes after the scan
+/// (unrolling, lowering) enter. Helpers inlined into each other can nest deeper than any
+/// expression of the input; past this depth the rest becomes the placeholder, with an error.
+/// Unoptimized, these passes need at most about 2 KiB of stack per level (a chain of 4000
+/// `+` expanded inside rustc, 8000 did not).
+pub const MAX_EXPANDED_DEPTH: usize = 1024;
+
+/// The limit of lowering, which only guards the stack: `unroll` has cut every expression at
+/// [`MAX_EXPANDED_DEPTH`] already, but it does not count the blocks of inlined helpers and
+/// the parentheses of folded sums, which lowering enters too.
+pub const MAX_LOWERED_DEPTH: usize = MAX_EXPANDED_DEPTH + 512;
+
+thread_local! {
+    /// The `syn::Expr` levels entered so far (see [`Entered`]).
+    static ENTERED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One level of a recursive pass over an expression, counted until it is dropped.
+pub struct Entered(());
+
+impl Entered {
+    /// Enters one more level, or `None` past `limit` levels (then the caller reports
+    /// [`too_deep_expanded`] and does not recurse).
+    pub fn enter(limit: usize) -> Option<Entered> {
+        ENTERED.with(|n| {
+            let depth = n.get();
+            (depth < limit).then(|| {
+                n.set(depth + 1);
+                Entered(())
+            })
+        })
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        ENTERED.with(|n| n.set(n.get().saturating_sub(1)));
+    }
+}
+
+/// The error for an expression that nests more than [`MAX_EXPANDED_DEPTH`] deep once
+/// helpers and sums are expanded, spanned on the part that is cut off.
+pub fn too_deep_expanded(node: &impl quote::ToTokens) -> syn::Error {
+    syn::Error::new_spanned(
+        node,
+        crate::ctxt::with_help(
+            format!(
+                "this expression nests more than {MAX_EXPANDED_DEPTH} levels deep once its \
+                 helpers are inlined; the limit is {MAX_EXPANDED_DEPTH}"
+            ),
+            "split the helpers' bodies with `let` bindings, or let fewer helpers call each other",
+        ),
+    )
+}
 
 /// The input with every too-deep part replaced by the placeholder name, and one error per
 /// replaced part (none when the input is within the limits, in which case it is returned
@@ -145,10 +202,17 @@ impl Level {
         let mut replace = vec![None; tokens.len()];
         let mut start = 0;
         while start < tokens.len() {
-            let end = tokens[start..]
-                .iter()
-                .position(is_separator)
-                .map_or(tokens.len(), |p| start + p);
+            // A segment ends at a separator (which belongs to no segment) or, between the
+            // items of the input's top level (`fn f() { ... }`), after a `{ ... }` body.
+            let (end, next) = match tokens[start..].iter().position(|t| {
+                is_separator(t)
+                    || (group.is_none()
+                        && matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))
+            }) {
+                Some(p) if is_separator(&tokens[start + p]) => (start + p, start + p + 1),
+                Some(p) => (start + p + 1, start + p + 1),
+                None => (tokens.len(), tokens.len()),
+            };
             let levels = tokens[start..end].iter().filter(|t| counts(t)).count();
             let depth = base + levels;
             seg_depth[start..end].fill(depth);
@@ -173,8 +237,7 @@ impl Level {
                     replace[from] = Some(end);
                 }
             }
-            // The separator itself belongs to no segment.
-            start = end + 1;
+            start = next;
         }
         Level {
             group,

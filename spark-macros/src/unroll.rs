@@ -471,6 +471,13 @@ impl Unroller {
 
 impl VisitMut for Unroller {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
+        // Helpers inlined into each other nest deeper than the input: bounded (`depth.rs`).
+        let Some(_level) = crate::depth::Entered::enter(crate::depth::MAX_EXPANDED_DEPTH) else {
+            self.errors.push(crate::depth::too_deep_expanded(e));
+            let id = Ident::new(REPORTED, e.span());
+            *e = syn::parse_quote!(#id);
+            return;
+        };
         let replacement: Option<syn::Result<Expr>> = match &*e {
             Expr::Index(ix) => single_ident(&ix.expr).and_then(|name| {
                 let size = *self.arrays.get(&name.to_string())?;

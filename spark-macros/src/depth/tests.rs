@@ -154,3 +154,19 @@ fn the_limits_accept_every_model_of_the_repository() {
     }
     assert_eq!(deepest.0, 0, "{} is within 4x of the limits", deepest.1);
 }
+
+#[test]
+fn items_of_the_top_level_are_separate_segments() {
+    // Twenty helpers of four levels each (`:`, `->`, two groups) are not one 80-level segment.
+    let items = "fn f(a: f64) -> f64 { a } ".repeat(20);
+    let (_, errors) = run(
+        &format!("{items} pub struct M {{ lagrangian: x }}"),
+        100,
+        10,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    // Inside an expression, a block does not end the segment.
+    let chain = ["{ x }"; 12].join(" + ");
+    let (_, errors) = run(&format!("s {{ e: {chain} }}"), 100, 10);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+}
