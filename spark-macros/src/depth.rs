@@ -319,3 +319,7 @@ fn kept_prefix(seg: &[TokenTree]) -> usize {
 #[cfg(test)]
 #[path = "depth/tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "depth/cases.rs"]
+mod cases;
