@@ -323,3 +323,7 @@ mod tests;
 #[cfg(test)]
 #[path = "depth/cases.rs"]
 mod cases;
+
+#[cfg(test)]
+#[path = "depth/generated.rs"]
+mod generated;
