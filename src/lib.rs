@@ -93,4 +93,5 @@ pub mod __private {
 
 pub use nalgebra;
 pub use spark_runtime::model::saddle;
-pub use spark_runtime::{dae, hamiltonian, lobatto_index2, simulate, state, step};
+pub use spark_runtime::{control, dae, hamiltonian, lobatto_index2, simulate, state, step};
+pub use spark_runtime::{control::linearize::Linearization, Dimensions};

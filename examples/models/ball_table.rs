@@ -2,7 +2,7 @@
 // Q = [[q3, q4, q5], [q6, q7, q8], [q9, q10, q11]], six holonomic constraints QᵀQ = I and two
 // nonholonomic rolling constraints. The printed data are inconsistent (k2 = 3); `ball_start`
 // is repair (a) of the implementation guide, v2 = −3.
-// Included by examples/thesis_figures.rs, tests/ball_table.rs and tests/emprk.rs.
+// Included by examples/thesis_figures.rs, tests/suite/ball_table.rs and tests/suite/emprk.rs.
 
 spark::mechanics! {
     /// Ball rolling on a table turning with angular speed `omega` (thesis §8.3.3). The thesis

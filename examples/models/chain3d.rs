@@ -1,5 +1,5 @@
 // `chain!(Name, N)`: the 3D chain of N unit point masses on unit rods hanging from the origin,
-// written with the DSL's arrays; shared by `examples/chain3d.rs` and `tests/arrays.rs`.
+// written with the DSL's arrays; shared by `examples/chain3d.rs` and `tests/suite/arrays.rs`.
 // `chain!(Name, N, fields...)` adds the model fields given (a nonholonomic constraint, say).
 
 /// A 3D chain of `$n` unit masses on unit rods, hanging from the origin, with the fields

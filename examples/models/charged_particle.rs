@@ -1,6 +1,6 @@
 // The charged particle on a sphere of Jay (2007), (6.2a,b), in Hamiltonian form and in the
 // equivalent Lagrangian form (Legendre transform: p = m v + m ω (−q2, q1, 0)).
-// Included by examples/charged_particle.rs and tests/charged_particle.rs.
+// Included by examples/charged_particle.rs and tests/suite/charged_particle.rs.
 
 spark::mechanics! {
     /// Charged particle on a sphere in a magnetic and an electric field (Hamiltonian form).

@@ -1,5 +1,5 @@
 // The double pendulum in Cartesian coordinates, shared by examples/double_pendulum.rs and
-// tests/double_pendulum.rs.
+// tests/suite/double_pendulum.rs.
 
 spark::mechanics! {
     /// Two point masses on massless rods, Cartesian coordinates, gravity along -y.

@@ -2,7 +2,7 @@
 // coupler θ2 (length 2), rocker θ3 (length 1, pivot (2, 0)); ground 2: a parallelogram. Uniform
 // rods of unit mass, no gravity. The loop closes with two holonomic constraints whose Jacobian
 // loses rank at the change points θ1 = θ2 = θ3 = 0 (or π), where the parallelogram branch
-// (θ2 = 0, θ3 = θ1) crosses the anti-parallelogram branch. Included by tests/four_bar.rs and
+// (θ2 = 0, θ3 = θ1) crosses the anti-parallelogram branch. Included by tests/suite/four_bar.rs and
 // examples/four_bar.rs.
 
 spark::mechanics! {

@@ -1,6 +1,6 @@
 // The skate (knife edge) on an inclined plane of Jay's Lagrange-d'Alembert SPARK paper (004
 // §8.2), m = I = g = 1, β = π/2, with its initial state and closed-form solution.
-// Included by examples/lda_skate.rs, tests/nonholonomic_lobatto.rs and tests/lobatto_index2.rs.
+// Included by examples/lda_skate.rs, tests/suite/nonholonomic_lobatto.rs and tests/suite/lobatto_index2.rs.
 
 spark::mechanics! {
     /// 004 §8.2: skate on an inclined plane; `sin_beta` = sin β (β = π/2, so U = −q1).

@@ -1,5 +1,5 @@
 // The particle of Jay's index-2 Lobatto paper (002 §4, guide E8) in Lagrangian form, with its
-// initial state. Included by examples/lobatto_index2.rs and tests/lobatto_index2.rs.
+// initial state. Included by examples/lobatto_index2.rs and tests/suite/lobatto_index2.rs.
 
 spark::mechanics! {
     /// 002 §4 (E8) in Lagrangian form: H = ½|p|² + ½(x² + y²), φ = p_z − y p_x.

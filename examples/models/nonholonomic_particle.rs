@@ -1,6 +1,6 @@
 // The nonholonomic particle of Jay's Lagrange-d'Alembert paper (004 §8.1).
-// Included by examples/nonholonomic_particle.rs, tests/nonholonomic.rs, tests/emprk.rs and
-// tests/nonholonomic_lobatto.rs.
+// Included by examples/nonholonomic_particle.rs, tests/suite/nonholonomic.rs, tests/suite/emprk.rs and
+// tests/suite/nonholonomic_lobatto.rs.
 
 spark::mechanics! {
     /// The nonholonomic particle: L = ½|v|² − (q1² + q2²), k = v3 − q2 v1.

@@ -1,7 +1,7 @@
 // Test problem (6.1a-d) of Jay (2007) (= (23a-c) of Jay, JCAM 2007), given directly as the
 // overdetermined DAE (2.11): y' = v(y, z), (p(y, z))' = f(y, z) + r(y, λ), 0 = g(y), with r
 // nonlinear in λ. Exact solution y1 = z1 = e^{2t}, y2 = z2 = e^{−t}, λ = e^t.
-// Included by examples/problem61.rs and tests/problem61.rs.
+// Included by examples/problem61.rs and tests/suite/problem61.rs.
 
 spark::mechanics! {
     /// Test problem (6.1) of Jay (2007): a nonlinear overdetermined DAE with a known solution.

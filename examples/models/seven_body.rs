@@ -1,7 +1,7 @@
 // Andrews' squeezing mechanism (Small 2011, thesis §8.3.4; Hairer-Wanner II §VII.7), written as
 // a Lagrangian T = ½ vᵀ M(q) v − U(q) with six holonomic loop-closure constraints.
 // Constants: thesis Table 8.3 (they agree with the IVP test set "andrews").
-// Included by examples/seven_body.rs, tests/seven_body.rs and benches/steps.rs.
+// Included by examples/seven_body.rs, tests/suite/seven_body.rs and benches/steps.rs.
 
 spark::mechanics! {
     /// Andrews' squeezing mechanism: seven rigid bodies, a spring and a constant drive torque.

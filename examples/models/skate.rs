@@ -1,8 +1,8 @@
 // The skate on an inclined plane of Small's thesis (§8.3.2): a rod with two point masses m/2 at
 // (q1, q2) and (q3, q4), holonomic rod length, nonholonomic "no sideways slip" of the centre.
 // The thesis prints ℓ = 2 with end points 1 apart (inconsistent); the default here is ℓ = 1.
-// Included by examples/skate.rs, examples/thesis_figures.rs, tests/nonholonomic.rs,
-// tests/nonholonomic_lobatto.rs and tests/emprk.rs.
+// Included by examples/skate.rs, examples/thesis_figures.rs, tests/suite/nonholonomic.rs,
+// tests/suite/nonholonomic_lobatto.rs and tests/suite/emprk.rs.
 
 spark::mechanics! {
     /// The skate (a rod with two point masses m/2) on an inclined plane; `gs` = γ sin β.

@@ -103,7 +103,10 @@ fn holonomic_one(cx: &mut Ctxt, arena: &Arena, p: &Problem, g: Id, e: &Expr) -> 
         .map(|(_, v)| v)
         .collect();
     if let Some(first) = used.first() {
-        let names: Vec<String> = used.iter().map(|v| format!("`{v}`")).collect();
+        let names: Vec<String> = used
+            .iter()
+            .map(|v| format!("`{}`", crate::unroll::display(&v.to_string())))
+            .collect();
         let noun = if used.len() == 1 {
             "velocity"
         } else {
@@ -369,14 +372,15 @@ fn regular(cx: &mut Ctxt, arena: &mut Arena, p: &Problem) {
     }
     // A velocity without a coordinate has an error already.
     let nv = p.vels.len().min(p.coords.len());
-    for (i, v) in p.vels.iter().enumerate().take(nv) {
+    for (i, id) in p.vels.iter().enumerate().take(nv) {
         if !p.vels_declared[i] {
             continue;
         }
+        let v = crate::unroll::display(&id.to_string());
         let help = format!("every velocity needs a kinetic term, e.g. `0.5 * m * {v}.powi(2)`");
         if !arena.depends_on(l, p.vars.v(i)) {
             cx.error_help(
-                v.span(),
+                id.span(),
                 format!(
                     "the Lagrangian does not depend on the velocity `{v}`, so its mass matrix \
                      ∂²L/∂v² is singular"
@@ -392,7 +396,7 @@ fn regular(cx: &mut Ctxt, arena: &mut Arena, p: &Problem) {
         });
         if row_zero {
             cx.error_help(
-                v.span(),
+                id.span(),
                 format!(
                     "the Lagrangian is linear in the velocity `{v}`, so its mass matrix \
                      ∂²L/∂v² is singular"

@@ -10,6 +10,8 @@ use crate::sym::{self, Arena, Id};
 
 /// The whole expansion of one `mechanics!` invocation.
 pub fn expand(input: TokenStream) -> TokenStream {
+    // Names of the user's own (the scan's placeholders are not).
+    let reserved = crate::unroll::reserved_prefix_errors(&input);
     // Too-deep parts are replaced before anything recursive sees them (`depth.rs`).
     let (input, too_deep) = crate::depth::scan(input);
     let mut parsed: ModelInput = match syn::parse2(input.clone()) {
@@ -20,6 +22,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
         }
     };
     parsed.errors.splice(0..0, too_deep);
+    parsed.errors.extend(reserved);
     crate::unroll::apply(&mut parsed);
     match crate::model::build(parsed) {
         Ok(model) => emit_model(model),
@@ -538,8 +541,26 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
     let kk = model.nonholonomic.len();
     let inputs_impl = emit_inputs(&mut model, &d.p, &d.f, &[]);
     let name = &model.name;
+    // Every size the model fixes, for inference (`Dimensions`): inputs, tangent dimension
+    // 2N − 2M − K (at least 0: more constraints than that is the model's own error), 2N.
+    let input_fields: Vec<TokenStream> = model
+        .params
+        .iter()
+        .filter(|p| p.input)
+        .map(crate::model::Param::access)
+        .collect();
+    let (nu, input_index) = (input_fields.len(), 0..input_fields.len());
+    let (dd, xx) = ((2 * n).saturating_sub(2 * m + kk), 2 * n);
     quote! {
         #inputs_impl
+        #[automatically_derived]
+        #[allow(unused_variables)]
+        impl #rt::Dimensions<#n, #m, #kk, #nu, #dd, #xx> for #name {
+            #[inline]
+            fn set_inputs(&mut self, u: &#na::SVector<f64, #nu>) {
+                #( #input_fields = u[#input_index]; )*
+            }
+        }
         #[automatically_derived]
         #[allow(unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #rt::Lagrangian<#n, #m, #kk> for #name {

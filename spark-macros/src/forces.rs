@@ -31,6 +31,8 @@ pub struct Input<'a> {
     pub forces: &'a [Id],
     pub forces_list: Option<&'a ExprList>,
     pub dissipation: Option<Id>,
+    /// The tokens of `dissipation`.
+    pub dissipation_expr: Option<&'a Expr>,
     pub keys: &'a HashMap<String, Ident>,
     /// The model is in Lagrangian form (the velocity slots hold velocities).
     pub lagrangian_form: bool,
@@ -80,6 +82,19 @@ pub fn build(cx: &mut Ctxt, arena: &mut Arena, d: Input) -> Vec<Id> {
             "write the damping as generalized forces in `forces: [...]`, in terms of this \
              model's variables",
         );
+    }
+    if let (Some(dis), Some(e), true) = (d.dissipation, d.dissipation_expr, d.lagrangian_form) {
+        let poisoned = arena.depends_on(dis, POISON);
+        if !poisoned && !(0..n).any(|a| arena.depends_on(dis, d.vars.v(a))) {
+            ok = false;
+            cx.error_spanned_help(
+                e,
+                "this dissipation does not depend on any velocity, so it adds no force",
+                "a Rayleigh dissipation function `D(t, q, v)` is quadratic in the velocities, \
+                 e.g. `0.5 * c * vx.powi(2)`; a force that depends on the coordinates only \
+                 belongs in the Lagrangian (as a potential) or in `forces: [...]`",
+            );
+        }
     }
     if !ok || (d.forces.is_empty() && d.dissipation.is_none()) {
         return Vec::new();

@@ -22,6 +22,10 @@ use crate::sym::{Arena, Id};
 #[path = "model/tests.rs"]
 mod tests;
 
+#[cfg(test)]
+#[path = "model/hostile_tests.rs"]
+mod hostile_tests;
+
 /// A parameter or an input: a field of the generated struct.
 pub struct Param {
     pub name: Ident,
@@ -285,6 +289,16 @@ impl Declared {
             }
         }
         if let Some((first, first_kind)) = self.names.get(&s) {
+            let s = crate::unroll::display(&s);
+            if kind == "a definition" {
+                // The `let` is the mistake: the declaration stands.
+                cx.error_help(
+                    id.span(),
+                    format!("`{s}` is already declared, as {first_kind}: this `let` needs a name of its own"),
+                    "choose another name for the definition",
+                );
+                return false;
+            }
             cx.error(
                 *first,
                 format!("duplicate name `{s}`: first declared here, as {first_kind}"),
@@ -670,6 +684,8 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
                         }
                     }
                 }
+                // `unroll` reported what is wrong with it.
+                syn::Stmt::Expr(Expr::Path(p), _) if p.path.is_ident(crate::unroll::REPORTED) => {}
                 other => {
                     lower.cx.error_spanned_help(
                         other,
@@ -763,6 +779,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             forces: &force_list,
             forces_list: fields.forces.as_ref(),
             dissipation,
+            dissipation_expr: fields.dissipation.as_deref(),
             keys: &fields.keys,
             lagrangian_form: !is_hamiltonian && !is_dae,
             multipliers: multipliers.len(),

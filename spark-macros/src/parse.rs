@@ -287,21 +287,38 @@ fn parse_field(input: ParseStream, errors: &mut Vec<syn::Error>) -> Option<Field
     }
 }
 
+/// Parses `const` and `fn` items (with their attributes and any visibility or qualifiers, which
+/// `unroll` checks) up to the first token that starts neither.
+fn items(
+    input: ParseStream,
+    consts: &mut Vec<syn::ItemConst>,
+    helpers: &mut Vec<syn::ItemFn>,
+) -> syn::Result<()> {
+    loop {
+        let fork = input.fork();
+        fork.call(Attribute::parse_outer)?;
+        fork.parse::<Visibility>()?;
+        if fork.peek(Token![const]) && !fork.peek2(Token![fn]) && !fork.peek2(Token![unsafe]) {
+            consts.push(input.parse::<syn::ItemConst>()?);
+        } else if fork.peek(Token![fn])
+            || fork.peek(Token![const])
+            || fork.peek(Token![unsafe])
+            || fork.peek(Token![async])
+            || fork.peek(Token![extern])
+        {
+            helpers.push(input.parse::<syn::ItemFn>()?);
+        } else {
+            return Ok(());
+        }
+    }
+}
+
 impl Parse for ModelInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        // Constants and helpers come first; each may carry attributes (doc comments).
+        // Constants and helpers, before the struct (or after it, as Rust items may be
+        // anywhere); each may carry attributes (doc comments).
         let (mut consts, mut helpers) = (Vec::new(), Vec::new());
-        loop {
-            let fork = input.fork();
-            fork.call(Attribute::parse_outer)?;
-            if fork.peek(Token![const]) {
-                consts.push(input.parse::<syn::ItemConst>()?);
-            } else if fork.peek(Token![fn]) {
-                helpers.push(input.parse::<syn::ItemFn>()?);
-            } else {
-                break;
-            }
-        }
+        items(input, &mut consts, &mut helpers)?;
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
         if !input.peek(Token![struct]) {
@@ -342,11 +359,16 @@ impl Parse for ModelInput {
                 }
             }
         }
+        if let Err(e) = items(input, &mut consts, &mut helpers) {
+            errors.push(e);
+            input.parse::<TokenStream>()?;
+        }
         if !input.is_empty() {
             errors.push(input.error(with_help(
                 "unexpected tokens after the model's closing brace",
                 "one `mechanics!` defines one model; invoke the macro once per model",
             )));
+            input.parse::<TokenStream>()?;
         }
         Ok(Self {
             consts,

@@ -47,7 +47,8 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
-    /// The step size is zero or not finite.
+    /// The step size is zero or not finite (the integrator's, or one a call computed from its
+    /// arguments).
     InvalidStepSize {
         /// The rejected step size.
         h: f64,
@@ -113,11 +114,59 @@ pub enum Error {
         /// Time of the last accepted step.
         t: f64,
     },
-    /// An adaptive driver's tolerances are not positive finite numbers, or its end time or
-    /// step bounds are not usable.
+    /// The settings of a [`crate::simulate::Reversible`] step-size control are not positive
+    /// finite numbers, or are too large for the motion.
     InvalidTolerance {
         /// Which setting is wrong.
         what: &'static str,
+    },
+    /// A field of [`crate::Options`] is unusable: NaN, negative where it must be positive, or
+    /// inconsistent with another field. Checked by every call that reads the options, before
+    /// anything is computed.
+    InvalidOptions {
+        /// The field's name, e.g. `"tolerance"`.
+        field: &'static str,
+        /// What the field must be.
+        requirement: &'static str,
+    },
+    /// A time argument is unusable: an end time or an output time that is NaN or infinite, or
+    /// output times that are not in the direction of integration.
+    InvalidTime {
+        /// What is wrong.
+        what: &'static str,
+        /// The offending time.
+        t: f64,
+    },
+    /// At the state's time `t` the step `h` is below the resolution of `f64`: `t + h` rounds to
+    /// `t`, or to a time more than 1 % of `h` away from `t + h`, so the state's time could not
+    /// follow its motion. Shift the time origin (start at `t = 0`) or take larger steps.
+    TimeResolution {
+        /// The state's time.
+        t: f64,
+        /// The step (or the remaining span of an adaptive run) that `t` cannot resolve.
+        h: f64,
+    },
+    /// An event function returned NaN (or ±∞) along the motion: its crossings cannot be
+    /// located. The state is left at the last accepted step.
+    NonFiniteEvent {
+        /// The event's index in the slice given to the driver.
+        index: usize,
+        /// The time at which it was evaluated.
+        t: f64,
+    },
+    /// A model evaluation is NaN or ±∞ at a finite state (outside the model's domain, e.g. a
+    /// square root of a negative number), or its values are so large (beyond `1e150`) that
+    /// the products a step forms overflow `f64`.
+    NonFiniteEvaluation {
+        /// Which evaluation.
+        what: &'static str,
+    },
+    /// The kinetic energy is not positive definite at the state: the mass matrix `∂²L/∂v²`
+    /// has a zero or negative eigenvalue (a negative or zero mass or inertia parameter, or a
+    /// singular point of the coordinates). The model cannot be stepped or projected there.
+    MassNotPositiveDefinite {
+        /// The state's time.
+        t: f64,
     },
     /// The step Jacobian of this model needs more stack than
     /// [`crate::Options::jacobian_stack_limit`] allows ([`crate::Integrator::step_with_jacobian`];
@@ -167,7 +216,28 @@ impl fmt::Display for Error {
                 f,
                 "stopped at t = {t} after Options::max_steps steps; raise max_steps or loosen rtol/atol"
             ),
-            Error::InvalidTolerance { what } => write!(f, "invalid adaptive setting: {what}"),
+            Error::InvalidTolerance { what } => write!(f, "invalid step-size control setting: {what}"),
+            Error::InvalidOptions { field, requirement } => write!(
+                f,
+                "invalid option `Options::{field}`: it must be {requirement}"
+            ),
+            Error::InvalidTime { what, t } => write!(f, "invalid time {t}: {what}"),
+            Error::TimeResolution { t, h } => write!(
+                f,
+                "at t = {t} a step of {h:e} is below the resolution of f64 (t + h does not advance the time by h); shift the time origin or take larger steps"
+            ),
+            Error::NonFiniteEvent { index, t } => write!(
+                f,
+                "event {index} returned a non-finite value at t = {t}; an event function must be finite along the motion"
+            ),
+            Error::NonFiniteEvaluation { what } => write!(
+                f,
+                "{what} is not finite or beyond 1e150 at a finite state: the state, parameters or inputs are out of the model's domain or too large"
+            ),
+            Error::MassNotPositiveDefinite { t } => write!(
+                f,
+                "the mass matrix (the Hessian of the kinetic energy in the velocities) is not positive definite at t = {t}: check the signs of the masses and inertias"
+            ),
             Error::JacobianTooLarge { estimate, limit } => write!(
                 f,
                 "the step Jacobian of this model needs about {estimate} bytes of stack, more than Options::jacobian_stack_limit ({limit}); run it on a thread with a larger stack and raise the limit"
@@ -185,3 +255,141 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::{Error, Phase};
+
+    /// The variant's name: an exhaustive match, so a new variant fails to compile here until it
+    /// is named (and then documented, by the test below).
+    fn name(e: &Error) -> &'static str {
+        match e {
+            Error::InvalidStepSize { .. } => "InvalidStepSize",
+            Error::NonFiniteParameter { .. } => "NonFiniteParameter",
+            Error::NonFiniteState => "NonFiniteState",
+            Error::InconsistentState { .. } => "InconsistentState",
+            Error::NoConvergence { .. } => "NoConvergence",
+            Error::Diverged { .. } => "Diverged",
+            Error::Unsupported { .. } => "Unsupported",
+            Error::SingularJacobian { .. } => "SingularJacobian",
+            Error::StepSizeTooSmall { .. } => "StepSizeTooSmall",
+            Error::TooManySteps { .. } => "TooManySteps",
+            Error::InvalidTolerance { .. } => "InvalidTolerance",
+            Error::InvalidOptions { .. } => "InvalidOptions",
+            Error::InvalidTime { .. } => "InvalidTime",
+            Error::TimeResolution { .. } => "TimeResolution",
+            Error::NonFiniteEvent { .. } => "NonFiniteEvent",
+            Error::NonFiniteEvaluation { .. } => "NonFiniteEvaluation",
+            Error::MassNotPositiveDefinite { .. } => "MassNotPositiveDefinite",
+            Error::JacobianTooLarge { .. } => "JacobianTooLarge",
+            Error::LocalErrorTooLarge { .. } => "LocalErrorTooLarge",
+        }
+    }
+
+    #[test]
+    fn every_error_kind_is_in_docs_errors_md_with_a_message() {
+        let docs = include_str!("../../docs/errors.md");
+        let runtime = &docs[docs.find("# Runtime errors").expect("a runtime section")..];
+        let phase = Phase::Stages;
+        let all = [
+            Error::InvalidStepSize { h: 0.0 },
+            Error::NonFiniteParameter { name: "m" },
+            Error::NonFiniteState,
+            Error::InconsistentState {
+                position: 1.0,
+                velocity: 0.0,
+            },
+            Error::NoConvergence {
+                phase,
+                iterations: 20,
+                residual: 2.0,
+            },
+            Error::Diverged {
+                phase,
+                iterations: 3,
+                residual: 1e9,
+            },
+            Error::Unsupported { what: "x" },
+            Error::SingularJacobian { phase },
+            Error::StepSizeTooSmall { t: 0.0, h: 1e-13 },
+            Error::TooManySteps { t: 1.0 },
+            Error::InvalidTolerance { what: "x" },
+            Error::InvalidOptions {
+                field: "tolerance",
+                requirement: "positive",
+            },
+            Error::InvalidTime {
+                what: "x",
+                t: f64::NAN,
+            },
+            Error::TimeResolution { t: 1e300, h: 0.01 },
+            Error::NonFiniteEvent { index: 0, t: 0.5 },
+            Error::NonFiniteEvaluation { what: "x" },
+            Error::MassNotPositiveDefinite { t: 0.0 },
+            Error::JacobianTooLarge {
+                estimate: 2,
+                limit: 1,
+            },
+            Error::LocalErrorTooLarge {
+                estimate: 2.0,
+                limit: 1.0,
+            },
+        ];
+        let mut names: [&str; 19] = [""; 19];
+        for (slot, e) in names.iter_mut().zip(&all) {
+            *slot = name(e);
+            // A row of the table: "| `Name {" or "| `Name` |".
+            let row = [alloc_free_row(slot, " {"), alloc_free_row(slot, "` |")];
+            assert!(
+                row.iter().any(|r| runtime.contains(r.as_str())),
+                "`{slot}` has no row in docs/errors.md"
+            );
+            let mut message = Message::default();
+            core::fmt::write(&mut message, format_args!("{e}")).unwrap();
+            assert!(message.len > 12, "{slot}: message too short");
+        }
+        // Every variant once.
+        for (i, a) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(a), "{a} twice");
+        }
+    }
+
+    /// `"| `" + name + tail`, in a fixed buffer (the crate has no `alloc`).
+    fn alloc_free_row(name: &str, tail: &str) -> Row {
+        let mut r = Row::default();
+        for part in ["| `", name, tail] {
+            r.push(part);
+        }
+        r
+    }
+
+    /// A small string buffer.
+    #[derive(Default)]
+    struct Row {
+        bytes: [u8; 32],
+        len: usize,
+    }
+
+    impl Row {
+        fn push(&mut self, s: &str) {
+            self.bytes[self.len..self.len + s.len()].copy_from_slice(s.as_bytes());
+            self.len += s.len();
+        }
+        fn as_str(&self) -> &str {
+            core::str::from_utf8(&self.bytes[..self.len]).unwrap()
+        }
+    }
+
+    /// Counts the bytes of a formatted message.
+    #[derive(Default)]
+    struct Message {
+        len: usize,
+    }
+
+    impl core::fmt::Write for Message {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.len += s.len();
+            Ok(())
+        }
+    }
+}

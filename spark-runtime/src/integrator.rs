@@ -5,455 +5,23 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::SVector;
-
 use crate::error::Error;
-use crate::linalg::vector::{max_abs, scaled_distance};
-use crate::method::{Method, Run};
-use crate::model::{dae, hamiltonian, Inputs, Lagrangian, Model, Odae, State};
+use crate::method::Method;
+use crate::model::{Lagrangian, Model, State};
 use crate::options::{Options, StepStats};
-use crate::simulate::drive::check_tolerances;
-use crate::simulate::estimate::checked;
 use crate::step::jacobian::StepJacobian;
-use crate::step::multipliers::{self, Multipliers};
+use crate::step::multipliers::Multipliers;
+use crate::step::start;
 use crate::step::tangent::{self, TangentBasis};
-use crate::step::{self, project, Point, Problem};
-use crate::tableau::Scheme;
 
-/// A state an [`Integrator`] can advance for the model `Sys` with `M` holonomic and `K`
-/// nonholonomic constraints: implemented for [`State`] (Lagrangian models),
-/// [`crate::hamiltonian::State`] (Hamiltonian models) and [`crate::dae::State`] (models given
-/// as the DAE (2.11)). Users do not call it; it is what lets one `Integrator::step` serve all
-/// three state kinds.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a state of the model `{Sys}`",
-    label = "this state does not match the model",
-    note = "a Lagrangian model steps `spark::State::new(t, q, v)`, a Hamiltonian model `spark::hamiltonian::State::new(t, q, p)`, a DAE model `spark::dae::State::new(t, y, z, lambda)`; the arrays must have one entry per coordinate"
-)]
-pub trait Advance<Sys, const M: usize, const K: usize>: Sized {
-    /// One step of `Meth`.
-    fn advance<Meth: Method>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &Self,
-    ) -> Result<(Self, StepStats), Error>;
-    /// A consistent state near `state`.
-    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error>;
-    /// The conserved energy (NaN when the model has none).
-    fn energy(sys: &Sys, state: &Self) -> f64;
-    /// `(max |g|, max |g_t + g_y v|)`, the second also over `max |k|` (nonholonomic
-    /// constraints).
-    fn residual(sys: &Sys, state: &Self) -> (f64, f64);
-    /// The constraint multipliers consistent with `state`.
-    fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error>;
-    /// The state's time.
-    fn time(&self) -> f64;
-    /// Sets the state's time (the adaptive drivers land exactly on their end time).
-    fn set_time(&mut self, t: f64);
-    /// `max_i |a_i − b_i| / (atol + rtol · max(|a_i|, |b_i|))` over the components the
-    /// adaptive drivers control: coordinates and velocities (momenta; `y` and `z` for DAE
-    /// states, whose multipliers are not controlled).
-    fn scaled_distance(a: &Self, b: &Self, rtol: f64, atol: f64) -> f64;
-}
+pub(crate) mod advance;
+pub(crate) mod checks;
+pub(crate) mod richardson;
 
-/// The step of a Lagrangian model, as a visitor of the method's scheme.
-struct LagrangianStep<'a, Sys, const N: usize, const M: usize, const K: usize> {
-    sys: &'a Sys,
-    h: f64,
-    options: &'a Options,
-    state: &'a State<N>,
-}
-
-impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> Run
-    for LagrangianStep<'_, Sys, N, M, K>
-{
-    type Output = Result<(State<N>, StepStats), Error>;
-    #[inline(always)]
-    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
-        Problem::<Sys, N, M, K>::new(self.sys, self.h, self.options, self.state).step(scheme)
-    }
-}
-
-impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize> Advance<Sys, M, K>
-    for State<N>
-{
-    #[inline]
-    fn advance<Meth: Method>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &Self,
-    ) -> Result<(Self, StepStats), Error> {
-        Meth::run(LagrangianStep::<Sys, N, M, K> {
-            sys,
-            h,
-            options,
-            state,
-        })
-    }
-    fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
-        if K == 0 {
-            project::project(sys, state)
-        } else {
-            project::project_mixed(sys, state)
-        }
-    }
-    fn energy(sys: &Sys, state: &Self) -> f64 {
-        let (p, _) = sys.momentum_force(state.t, &state.q, &state.v);
-        p.dot(&state.v) - sys.lagrangian(state.t, &state.q, &state.v)
-    }
-    fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
-        let w = sys
-            .velocity_constraint_jacobian(state.t, &state.q, &state.v)
-            .w;
-        let g = sys.constraints(state.t, &state.q);
-        let k = sys.nonholonomic_constraints(state.t, &state.q, &state.v);
-        (max_abs(&g), max_abs(&w).max(max_abs(&k)))
-    }
-    fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, K>, Error> {
-        multipliers::lagrangian(sys, state)
-    }
-    fn time(&self) -> f64 {
-        self.t
-    }
-    fn set_time(&mut self, t: f64) {
-        self.t = t;
-    }
-    fn scaled_distance(a: &Self, b: &Self, rtol: f64, atol: f64) -> f64 {
-        scaled_distance(&a.q, &b.q, rtol, atol).max(scaled_distance(&a.v, &b.v, rtol, atol))
-    }
-}
-
-/// A state kind whose step [`Integrator::step_with_jacobian`] can differentiate: [`State`]
-/// (Lagrangian models), [`crate::hamiltonian::State`] and [`crate::dae::State`] (the Jacobian
-/// with respect to `(q, p)`, resp. `(y, z)`, in the blocks named for `(q, v)`). `U` is the
-/// model's number of inputs.
-pub trait Linearize<Sys, const N: usize, const M: usize, const K: usize, const U: usize>:
-    Advance<Sys, M, K>
-{
-    /// One step of `Meth`, advanced exactly as [`Advance::advance`] does, and its Jacobian.
-    fn advance_with_jacobian<Meth: Method>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &Self,
-    ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error>;
-
-    /// An estimate of the stack, in bytes, that [`Linearize::advance_with_jacobian`] takes with
-    /// `Meth` (see [`Options::jacobian_stack_limit`]); `0` (unknown) by default.
-    fn jacobian_stack<Meth: Method>() -> usize {
-        0
-    }
-}
-
-/// The stack estimate of a step Jacobian of a model with `N` coordinates, `K` nonholonomic
-/// constraints (Lagrangian) or of a DAE model (`dae`), as a visitor of the method's scheme.
-struct JacobianStack<const N: usize, const K: usize> {
-    dae: bool,
-}
-
-impl<const N: usize, const K: usize> Run for JacobianStack<N, K> {
-    type Output = usize;
-    fn run<const S: usize>(self, scheme: &Scheme<S>) -> usize {
-        use step::jacobian::{stack_estimate, JacobianPath};
-        let path = match scheme {
-            _ if self.dae => JacobianPath::Dae,
-            Scheme::Emprk { .. } if K > 0 => JacobianPath::Emprk,
-            _ if K > 0 => JacobianPath::Mixed,
-            _ => JacobianPath::Holonomic,
-        };
-        stack_estimate(path, N, S)
-    }
-}
-
-impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Linearize<Sys, N, M, K, U>
-    for State<N>
-where
-    Sys: Lagrangian<N, M, K> + Inputs<N, U>,
-{
-    fn advance_with_jacobian<Meth: Method>(
-        sys: &Sys,
-        h: f64,
-        options: &Options,
-        state: &Self,
-    ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error> {
-        Meth::run(JacobianStep::<Sys, N, M, K, U> {
-            sys,
-            h,
-            options,
-            state,
-        })
-    }
-
-    fn jacobian_stack<Meth: Method>() -> usize {
-        Meth::run(JacobianStack::<N, K> { dae: false })
-    }
-}
-
-/// The Jacobian of a DAE model's step (Hamiltonian or general), as a visitor of the method's
-/// scheme.
-struct DaeJacobianStep<'a, Sys, const N: usize, const M: usize, const U: usize> {
-    sys: &'a Sys,
-    h: f64,
-    options: &'a Options,
-    start: Point<N, M>,
-}
-
-impl<Sys, const N: usize, const M: usize, const U: usize> Run for DaeJacobianStep<'_, Sys, N, M, U>
-where
-    Sys: Odae<N, M> + Inputs<N, U>,
-{
-    type Output = Result<(Point<N, M>, StepStats, StepJacobian<N, U>), Error>;
-    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
-        let tableau = match scheme {
-            Scheme::Spark { tableau, refuses } => match refuses.dae {
-                Some(what) => return Err(Error::Unsupported { what }),
-                None => tableau,
-            },
-            Scheme::Emprk { tableau } => &tableau.spark,
-            Scheme::Index2 { .. } => {
-                return Err(Error::Unsupported {
-                    what: "LobattoIIIABIndex2 on Hamiltonian or DAE models",
-                })
-            }
-        };
-        step::odae_jacobian::step_with_jacobian::<Sys, N, M, S, U>(
-            tableau,
-            self.sys,
-            self.h,
-            self.options,
-            &self.start,
-        )
-    }
-}
-
-/// The Jacobian of a Lagrangian model's step, as a visitor of the method's scheme.
-struct JacobianStep<'a, Sys, const N: usize, const M: usize, const K: usize, const U: usize> {
-    sys: &'a Sys,
-    h: f64,
-    options: &'a Options,
-    state: &'a State<N>,
-}
-
-impl<Sys, const N: usize, const M: usize, const K: usize, const U: usize> Run
-    for JacobianStep<'_, Sys, N, M, K, U>
-where
-    Sys: Lagrangian<N, M, K> + Inputs<N, U>,
-{
-    /// The step's result and its Jacobian.
-    type Output = Result<(State<N>, StepStats, StepJacobian<N, U>), Error>;
-    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
-        let problem = Problem::<Sys, N, M, K>::new(self.sys, self.h, self.options, self.state);
-        let tableau = match scheme {
-            Scheme::Spark { tableau, refuses } => {
-                if let (true, Some(what)) = (M > 0, refuses.holonomic) {
-                    return Err(Error::Unsupported { what });
-                }
-                if let (true, Some(what)) = (K > 0, refuses.nonholonomic) {
-                    return Err(Error::Unsupported { what });
-                }
-                tableau
-            }
-            Scheme::Emprk { tableau } if K == 0 => &tableau.spark,
-            Scheme::Emprk { tableau } => {
-                return problem
-                    .emprk_with_jacobian::<S, U>(tableau)
-                    .map(|(next, jacobian, stats)| (next, stats, jacobian))
-            }
-            Scheme::Index2 { .. } => {
-                return Err(Error::Unsupported {
-                    what: "step_with_jacobian of LobattoIIIABIndex2",
-                })
-            }
-        };
-        // `step` takes the same path: the two-phase step without nonholonomic constraints
-        // (`Emprk` included), the coupled one with them.
-        problem
-            .spark_with_jacobian::<S, U>(tableau)
-            .map(|(next, jacobian, stats)| (next, stats, jacobian))
-    }
-}
-
-/// The step of a DAE model (Hamiltonian or general), as a visitor of the method's scheme.
-struct DaeStep<'a, Sys, const N: usize, const M: usize> {
-    sys: &'a Sys,
-    h: f64,
-    options: &'a Options,
-    start: Point<N, M>,
-}
-
-impl<Sys: Odae<N, M>, const N: usize, const M: usize> Run for DaeStep<'_, Sys, N, M> {
-    type Output = Result<(Point<N, M>, StepStats), Error>;
-    #[inline(always)]
-    fn run<const S: usize>(self, scheme: &Scheme<S>) -> Self::Output {
-        step::dae::<Sys, N, M, S>(scheme, self.sys, self.h, self.options, &self.start)
-    }
-}
-
-/// The two state kinds of a DAE model, as a point `(t, y, z, λ)` of the DAE (2.11).
-pub(crate) trait DaePoint<const N: usize, const M: usize>: Sized {
-    /// Whether the state keeps the multipliers (`from_point` uses `λ`).
-    const KEEPS_MULTIPLIERS: bool;
-    fn point(&self) -> Point<N, M>;
-    fn from_point(p: Point<N, M>) -> Self;
-}
-
-impl<const N: usize, const M: usize> DaePoint<N, M> for hamiltonian::State<N> {
-    const KEEPS_MULTIPLIERS: bool = false;
-    fn point(&self) -> Point<N, M> {
-        Point {
-            t: self.t,
-            y: self.q,
-            z: self.p,
-            lambda: SVector::zeros(),
-        }
-    }
-    fn from_point(p: Point<N, M>) -> Self {
-        hamiltonian::State {
-            t: p.t,
-            q: p.y,
-            p: p.z,
-        }
-    }
-}
-
-impl<const N: usize, const M: usize> DaePoint<N, M> for dae::State<N, M> {
-    const KEEPS_MULTIPLIERS: bool = true;
-    fn point(&self) -> Point<N, M> {
-        Point {
-            t: self.t,
-            y: self.y,
-            z: self.z,
-            lambda: self.lambda,
-        }
-    }
-    /// The multiplier of a projected state is the old one (a guess for the next step).
-    fn from_point(p: Point<N, M>) -> Self {
-        dae::State {
-            t: p.t,
-            y: p.y,
-            z: p.z,
-            lambda: p.lambda,
-        }
-    }
-}
-
-/// `Advance` for a state kind of DAE models, through its [`DaePoint`] view.
-macro_rules! dae_advance {
-    ($state:ty) => {
-        impl<Sys: Odae<N, M>, const N: usize, const M: usize> Advance<Sys, M, 0> for $state {
-            fn advance<Meth: Method>(
-                sys: &Sys,
-                h: f64,
-                options: &Options,
-                state: &Self,
-            ) -> Result<(Self, StepStats), Error> {
-                let start: Point<N, M> = state.point();
-                let (end, stats) = Meth::run(DaeStep {
-                    sys,
-                    h,
-                    options,
-                    start,
-                })?;
-                Ok((Self::from_point(end), stats))
-            }
-            fn consistent(sys: &Sys, state: &Self) -> Result<Self, Error> {
-                let p: Point<N, M> = state.point();
-                let (t, y, z) = project::project_odae(sys, p.t, &p.y, &p.z)?;
-                Ok(Self::from_point(Point { t, y, z, ..p }))
-            }
-            fn energy(sys: &Sys, state: &Self) -> f64 {
-                let p: Point<N, M> = state.point();
-                sys.energy(p.t, &p.y, &p.z).unwrap_or(f64::NAN)
-            }
-            fn residual(sys: &Sys, state: &Self) -> (f64, f64) {
-                let p: Point<N, M> = state.point();
-                let (g, _) = sys.position_constraints(p.t, &p.y);
-                let w = sys.hidden_constraint(p.t, &p.y, &p.z).w;
-                (max_abs(&g), max_abs(&w))
-            }
-            fn multipliers(sys: &Sys, state: &Self) -> Result<Multipliers<M, 0>, Error> {
-                Ok(Multipliers {
-                    lambda: multipliers::odae(sys, &state.point())?,
-                    psi: SVector::zeros(),
-                })
-            }
-            fn time(&self) -> f64 {
-                self.t
-            }
-            fn set_time(&mut self, t: f64) {
-                self.t = t;
-            }
-            fn scaled_distance(a: &Self, b: &Self, rtol: f64, atol: f64) -> f64 {
-                let (a, b): (Point<N, M>, Point<N, M>) = (a.point(), b.point());
-                scaled_distance(&a.y, &b.y, rtol, atol).max(scaled_distance(&a.z, &b.z, rtol, atol))
-            }
-        }
-    };
-}
-
-dae_advance!(hamiltonian::State<N>);
-dae_advance!(dae::State<N, M>);
-
-/// `Linearize` for a state kind of DAE models, through its [`DaePoint`] view.
-macro_rules! dae_linearize {
-    ($state:ty) => {
-        impl<Sys, const N: usize, const M: usize, const U: usize> Linearize<Sys, N, M, 0, U>
-            for $state
-        where
-            Sys: Odae<N, M> + Inputs<N, U>,
-        {
-            fn advance_with_jacobian<Meth: Method>(
-                sys: &Sys,
-                h: f64,
-                options: &Options,
-                state: &Self,
-            ) -> Result<(Self, StepStats, StepJacobian<N, U>), Error> {
-                let start: Point<N, M> = state.point();
-                let (end, stats, jacobian) = Meth::run(DaeJacobianStep::<Sys, N, M, U> {
-                    sys,
-                    h,
-                    options,
-                    start,
-                })?;
-                Ok((Self::from_point(end), stats, jacobian))
-            }
-
-            fn jacobian_stack<Meth: Method>() -> usize {
-                Meth::run(JacobianStack::<N, 0> { dae: true })
-            }
-        }
-    };
-}
-
-dae_linearize!(hamiltonian::State<N>);
-dae_linearize!(dae::State<N, M>);
-
-/// [`Linearize::advance_with_jacobian`] out of line: its frames, which grow with the square of
-/// the model's size, must not become part of [`Integrator::step_with_jacobian`]'s, which is
-/// entered before the stack check.
-#[inline(never)]
-fn advance_with_jacobian<
-    Sys,
-    Meth,
-    St,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const U: usize,
->(
-    sys: &Sys,
-    h: f64,
-    options: &Options,
-    state: &St,
-) -> Result<(St, StepStats, StepJacobian<N, U>), Error>
-where
-    Meth: Method,
-    St: Linearize<Sys, N, M, K, U>,
-{
-    St::advance_with_jacobian::<Meth>(sys, h, options, state)
-}
+use advance::advance_with_jacobian;
+pub use advance::{Advance, Linearize};
+use checks::{check_options, check_time_step, check_tolerances};
+use richardson::checked;
 
 /// A model `Sys` stepped by the method `Meth` with a fixed step size.
 ///
@@ -491,6 +59,9 @@ pub struct Integrator<Sys, Meth> {
     h: f64,
     options: Options,
     last: StepStats,
+    /// The mass matrix of a model with [`Advance::CONSTANT_MASS`] was found positive definite
+    /// with the current parameters (reset by [`Integrator::system_mut`]).
+    mass_checked: bool,
     method: PhantomData<Meth>,
 }
 
@@ -535,11 +106,14 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             h,
             options: Options::default(),
             last: StepStats::default(),
+            mass_checked: false,
             method: PhantomData,
         })
     }
 
-    /// The same integrator with other solver settings.
+    /// The same integrator with other solver settings. They are checked by every call that
+    /// reads them, before it computes: a field outside its domain (NaN, a negative tolerance)
+    /// fails that call with [`Error::InvalidOptions`], naming the field.
     /// ```
     /// use spark::{GaussLobatto, Integrator, Options, State};
     /// # spark::mechanics! {
@@ -594,7 +168,65 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// assert_eq!(s, before);
     /// ```
     pub fn system_mut(&mut self) -> &mut Sys {
+        self.mass_checked = false;
         &mut self.sys
+    }
+
+    /// What every call checks before it computes: the parameters and inputs are finite, the
+    /// options usable, the state finite. On error nothing has changed.
+    pub(crate) fn check_call<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &self,
+        state: &St,
+    ) -> Result<(), Error> {
+        if let Some(name) = self.sys.first_non_finite_parameter() {
+            return Err(Error::NonFiniteParameter { name });
+        }
+        check_options(&self.options)?;
+        if !state.all_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        Ok(())
+    }
+
+    /// The kinetic energy is positive definite at `state`: checked at every call for models
+    /// whose mass matrix varies, once per parameter set for the others.
+    pub(crate) fn check_mass<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &mut self,
+        state: &St,
+    ) -> Result<(), Error> {
+        if !(St::CONSTANT_MASS && self.mass_checked) {
+            St::check_mass(&self.sys, state)?;
+            self.mass_checked = true;
+        }
+        Ok(())
+    }
+
+    /// [`Integrator::check_call`], the time resolution of a step of `h` from `state` and the
+    /// mass matrix: what a fixed step checks before it solves.
+    pub(crate) fn check_step<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &mut self,
+        state: &St,
+        h: f64,
+    ) -> Result<(), Error> {
+        self.check_call(state)?;
+        check_time_step(state.time(), h)?;
+        self.check_mass(state)
+    }
+
+    /// A Newton failure of a step of `h` from `state` explained by the model's evaluations
+    /// there ([`Advance::diagnose`]) when they are out of range; any other error as it is.
+    pub(crate) fn explain<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
+        &self,
+        error: Error,
+        h: f64,
+        state: &St,
+    ) -> Error {
+        match error {
+            Error::SingularJacobian { .. }
+            | Error::Diverged { .. }
+            | Error::NoConvergence { .. } => St::diagnose(&self.sys, h, state).unwrap_or(error),
+            other => other,
+        }
     }
 
     /// The step size.
@@ -651,13 +283,19 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         self.last
     }
 
-    /// Advances `state` by one step. On error `state` is left exactly as it was. Errors: the
-    /// model's parameters are not all finite ([`Error::NonFiniteParameter`]), the state is not
-    /// finite or not consistent, the step's Newton iteration failed (step too large, or a
-    /// singular configuration: [`Error::SingularJacobian`] where rounding would otherwise put
-    /// the result on another branch of the motion), or, when
-    /// [`Options::fixed_step_error_limit`] is finite, the step's estimated local error exceeds
-    /// it ([`Error::LocalErrorTooLarge`]; such a checked step costs three step solves).
+    /// Advances `state` by one step. On error `state` is left exactly as it was. Errors, in
+    /// the order they are checked: the model's parameters or inputs are not all finite
+    /// ([`Error::NonFiniteParameter`]), an option is unusable ([`Error::InvalidOptions`]), the
+    /// state is not finite ([`Error::NonFiniteState`]), its time cannot resolve the step
+    /// ([`Error::TimeResolution`]), the mass matrix is not positive definite
+    /// ([`Error::MassNotPositiveDefinite`]; checked once per parameter set when it is
+    /// constant), the state is not consistent ([`Error::InconsistentState`]), the step's Newton
+    /// iteration failed (step too large, or a singular configuration:
+    /// [`Error::SingularJacobian`] where rounding would otherwise put the result on another
+    /// branch of the motion; [`Error::NonFiniteEvaluation`] when the model's values at the
+    /// start are out of range), or, when [`Options::fixed_step_error_limit`] is finite, the
+    /// step's estimated local error exceeds it ([`Error::LocalErrorTooLarge`]; such a checked
+    /// step costs three step solves). `docs/errors.md` lists every error with its remedy.
     /// ```
     /// use spark::{GaussLobatto, Integrator, Options, State};
     /// # spark::mechanics! {
@@ -694,13 +332,12 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         state: &mut St,
     ) -> Result<(), Error> {
         // The model may have been changed through `system_mut` since the last step.
-        if let Some(name) = self.sys.first_non_finite_parameter() {
-            return Err(Error::NonFiniteParameter { name });
-        }
+        self.check_step(state, self.h)?;
         if self.options.fixed_step_error_limit.is_finite() {
             return self.step_checked(state);
         }
-        let (next, stats) = St::advance::<Meth>(&self.sys, self.h, &self.options, state)?;
+        let (next, stats) = St::advance::<Meth>(&self.sys, self.h, &self.options, state)
+            .map_err(|e| self.explain(e, self.h, state))?;
         *state = next;
         self.last = stats;
         Ok(())
@@ -717,13 +354,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     ) -> Result<(), Error> {
         let limit = self.options.fixed_step_error_limit;
         check_tolerances(&self.options)?;
-        if limit <= 0.0 {
-            return Err(Error::InvalidTolerance {
-                what: "fixed_step_error_limit must be positive (or infinite: unchecked)",
-            });
-        }
         let (next, stats, estimate) =
-            checked::<Sys, St, Meth, M, K>(&self.sys, self.h, &self.options, state)?;
+            checked::<Sys, St, Meth, M, K>(&self.sys, self.h, &self.options, state)
+                .map_err(|e| self.explain(e, self.h, state))?;
         // A NaN estimate fails too.
         if estimate > limit || estimate.is_nan() {
             return Err(Error::LocalErrorTooLarge { estimate, limit });
@@ -788,9 +421,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         &mut self,
         state: &mut St,
     ) -> Result<StepJacobian<N, U>, Error> {
-        if let Some(name) = self.sys.first_non_finite_parameter() {
-            return Err(Error::NonFiniteParameter { name });
-        }
+        self.check_step(state, self.h)?;
         let (estimate, limit) = (
             St::jacobian_stack::<Meth>(),
             self.options.jacobian_stack_limit,
@@ -803,7 +434,8 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             self.h,
             &self.options,
             state,
-        )?;
+        )
+        .map_err(|e| self.explain(e, self.h, state))?;
         *state = next;
         self.last = stats;
         Ok(jacobian)
@@ -882,6 +514,13 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     ///     assert!((s.v.dot(&dq) + s.q.dot(&dv)).abs() < 1e-15);
     /// }
     /// ```
+    ///
+    /// Errors: those [`Integrator::step`] checks first (parameters, options, a finite state),
+    /// [`Error::InconsistentState`] for a state off its manifold by more than
+    /// [`Options::consistency_tolerance`] (the basis would be of another manifold), and
+    /// [`Error::SingularJacobian`] when the constraint gradients are dependent there. The result
+    /// holds two `N × D` matrices, so the stack this call takes grows as `N · D` for every
+    /// model (about `32 N D` bytes).
     pub fn tangent_basis<const N: usize, const M: usize, const K: usize, const D: usize>(
         &self,
         state: &State<N>,
@@ -889,6 +528,8 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     where
         Sys: Lagrangian<N, M, K>,
     {
+        self.check_call::<State<N>, M, K>(state)?;
+        start::check_state(&self.sys, state, self.options.consistency_tolerance)?;
         tangent::tangent_basis::<Sys, N, M, K, D>(&self.sys, state)
     }
 
@@ -897,6 +538,13 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// `g_t + G v = 0` and, for models with nonholonomic constraints, onto `k(t, q, v) = 0` too
     /// (for Lagrangian models with least change in kinetic energy, `g_t + G v = 0` and `k = 0`
     /// together). On error `state` is unchanged.
+    ///
+    /// Errors: those [`Integrator::step`] checks first (parameters and inputs, options, a finite
+    /// state, a positive definite mass matrix), and [`Error::SingularJacobian`],
+    /// [`Error::NoConvergence`] or [`Error::Diverged`] when no consistent state is found near
+    /// `state`. Models with sparse factors ([`Lagrangian::SPARSE_SADDLE`]) project with them,
+    /// in `O(N + M)` stack, moving the coordinates with least change in the metric of the mass
+    /// matrix (the Euclidean metric otherwise).
     ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};
@@ -920,22 +568,28 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         &self,
         state: &mut St,
     ) -> Result<(), Error> {
+        self.check_call(state)?;
+        St::check_mass(&self.sys, state)?;
         *state = St::consistent(&self.sys, state)?;
         Ok(())
     }
 
     /// The energy: `E = ∂L/∂v · v − L` for a Lagrangian model, `H` for a Hamiltonian one,
-    /// NaN for a DAE model without one.
+    /// NaN for a DAE model without one, and NaN for a state that is not finite.
     pub fn energy<St: Advance<Sys, M, K>, const M: usize, const K: usize>(
         &self,
         state: &St,
     ) -> f64 {
+        if !state.all_finite() {
+            return f64::NAN;
+        }
         St::energy(&self.sys, state)
     }
 
     /// `(max |g(t, q)|, max(|g_t + G v|, |k(t, q, v)|))`: the holonomic constraints, and the
     /// hidden (velocity-level) constraints together with the nonholonomic ones. For Hamiltonian
-    /// and DAE models `(max |g|, max |g_t + g_y v|)`.
+    /// and DAE models `(max |g|, max |g_t + g_y v|)`. `(NaN, NaN)` for a state that is not
+    /// finite; a model value that is NaN makes its part NaN.
     ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};
@@ -959,6 +613,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         &self,
         state: &St,
     ) -> (f64, f64) {
+        if !state.all_finite() {
+            return (f64::NAN, f64::NAN);
+        }
         St::residual(&self.sys, state)
     }
 
@@ -974,8 +631,12 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// Explicit time derivatives of the model (`∂²L/∂v∂t`, `∂w/∂t`, `∂k/∂t`) are taken by
     /// central differences (about 1e-10 relative; exact where the model does not depend on `t`).
     ///
-    /// Errors: [`Error::NonFiniteState`], [`Error::NonFiniteParameter`],
-    /// [`Error::SingularJacobian`] when the constraints are dependent at `state`.
+    /// Errors: those [`Integrator::step`] checks first (parameters and inputs, options, a finite
+    /// state, a positive definite mass matrix), [`Error::InconsistentState`] for a state off
+    /// its constraints by more than [`Options::consistency_tolerance`], and
+    /// [`Error::SingularJacobian`] when the constraints are dependent at `state`. Models with
+    /// sparse factors ([`Lagrangian::SPARSE_SADDLE`], no nonholonomic constraints) solve with
+    /// them, in `O(N + M)` stack.
     ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};
@@ -1003,6 +664,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         &self,
         state: &St,
     ) -> Result<Multipliers<M, K>, Error> {
+        self.check_call(state)?;
+        St::check_consistent(&self.sys, state, self.options.consistency_tolerance)?;
+        St::check_mass(&self.sys, state)?;
         St::multipliers(&self.sys, state)
     }
 }

@@ -23,7 +23,9 @@
 #[cfg(test)]
 extern crate self as spark_runtime;
 
+pub mod control;
 pub mod error;
+mod forward;
 pub mod integrator;
 pub mod linalg;
 pub mod math;
@@ -47,7 +49,7 @@ pub use model::blocks::{
     MassForce, NonholonomicJacobian, ReactionJacobian, VelocityConstraint,
     VelocityConstraintJacobian,
 };
-pub use model::{dae, hamiltonian, state, Inputs, Lagrangian, Model, Odae, State};
+pub use model::{dae, hamiltonian, state, Dimensions, Inputs, Lagrangian, Model, Odae, State};
 pub use options::{Options, StepStats};
 pub use simulate::{AdvanceStats, ErrorEstimate};
 pub use step::jacobian::StepJacobian;

@@ -1,7 +1,9 @@
 //! Solver settings and step statistics: plain data, imported by every layer (this module
 //! imports nothing from the crate).
 
-/// Solver settings. The defaults suit problems scaled to O(1); see each field.
+/// Solver settings. The defaults suit problems scaled to O(1); see each field. Every call that
+/// reads them first checks each field's domain: a NaN, a negative tolerance or a zero
+/// `max_iterations` is [`crate::Error::InvalidOptions`], naming the field.
 ///
 /// ```
 /// use spark_runtime::Options;
@@ -16,13 +18,16 @@ pub struct Options {
     /// magnitude, `max_i |v_i|`, over the start velocity `v0` and the current iterates of the
     /// stage and end velocities (for Hamiltonian and DAE models: the largest `|z_i|`, and
     /// `|h| max_i |v_i|` for the stage coordinates). Below rounding level (64 ε times that scale
-    /// plus `max|q0|/|h|`) the iteration stops when it no longer contracts. Default `1e-12`.
+    /// plus `max|q0|/|h|`) the iteration stops when it no longer contracts. Must be positive and
+    /// finite. Default `1e-12`.
     pub tolerance: f64,
     /// Newton iterations allowed per solve before [`crate::Error::NoConvergence`]. Default 20.
     pub max_iterations: u32,
     /// A state whose constraint violation, measured as a distance in coordinate units relative
     /// to `1 + max|q|` (and as a speed relative to `1 + max|v|`), exceeds this is rejected by
-    /// `step` with [`crate::Error::InconsistentState`]. Default `1e-8`.
+    /// `step` with [`crate::Error::InconsistentState`] (and by `multipliers` and
+    /// `tangent_basis`). Must be non-negative (`f64::INFINITY` accepts any state). Default
+    /// `1e-8`.
     pub consistency_tolerance: f64,
     /// Solve each step's Newton systems by simplified Newton first: for holonomic Lagrangian
     /// models the iteration matrix is a block-structured approximation evaluated once per step
@@ -71,8 +76,8 @@ pub struct Options {
     /// local error tending to 1 as `h → 0`), so a checked step costs three step solves: the
     /// result is the unchecked step's, bit for bit. `f64::INFINITY` (the default) leaves fixed
     /// steps unchecked; the adaptive drivers control the error themselves and ignore it. A
-    /// finite limit must be positive, with usable `rtol` and `atol`
-    /// ([`crate::Error::InvalidTolerance`] otherwise).
+    /// limit must be positive (NaN is refused), and a finite one needs usable `rtol` and `atol`
+    /// ([`crate::Error::InvalidOptions`] otherwise).
     pub fixed_step_error_limit: f64,
     /// The most stack, in bytes, that [`crate::Integrator::step_with_jacobian`] may use: a
     /// model whose Jacobian needs more (estimated from its sizes,

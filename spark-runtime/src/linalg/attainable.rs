@@ -45,7 +45,7 @@ pub(crate) fn row_rounding(
 /// of `|C|` with the signs of `y`; `z = C sign(y)` gives each row of `C` summed with those signs.
 /// Both are lower bounds of the worst case. It costs one solve with `J` and one with `Jᵀ`.
 /// Further steps of the estimator changed no result of the four-bar scans
-/// (`tests/four_bar.rs`), and they cost 15 % of the bicycle's step. `jm` and `perm` are the
+/// (`tests/suite/four_bar.rs`), and they cost 15 % of the bicycle's step. `jm` and `perm` are the
 /// factors; `y` and `z` are scratch buffers. The steps estimate it once per solve, at the
 /// first iterate's matrix: near the solution the matrix changes little, and at every
 /// iteration the estimate cost 80 % of a Hamiltonian pendulum's step.

@@ -135,7 +135,7 @@ pub(crate) const ATTAINABLE_MARGIN: f64 = 8.0;
 
 /// A full-Newton stage solve whose attainable accuracy is this many times worse than the
 /// tolerance fails with [`Error::SingularJacobian`] instead of returning a step it cannot
-/// resolve (tested on the parallelogram four-bar at its change point, `tests/four_bar.rs`; the dense
+/// resolve (tested on the parallelogram four-bar at its change point, `tests/suite/four_bar.rs`; the dense
 /// coupled solves of `dense_newton` use the same bound).
 pub(crate) const ILL_CONDITIONED: f64 = 1e4;
 

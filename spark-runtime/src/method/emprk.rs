@@ -13,7 +13,7 @@ use crate::tableau::{collocation_matrix_with_zero, EmprkTableau, Scheme};
 /// Lobatto nodes of the step (SPARK enforces weighted averages of `k` at the Gauss stages
 /// instead), at the price of `(S − 1)·n` extra unknowns per step (see [`crate::step::Problem::emprk`]). Both
 /// methods have order `2S` (thesis Theorems 6.5.1/6.5.2, whose proofs are omitted there;
-/// measured for `S = 1, 2, 3` in `tests/emprk.rs`) and keep `g = 0`, `g_t + G v = 0` and
+/// measured for `S = 1, 2, 3` in `tests/suite/emprk.rs`) and keep `g = 0`, `g_t + G v = 0` and
 /// `k = 0` at every step end. Neither conserves energy exactly on nonholonomic problems, but on
 /// the skate of the thesis (§8.3.2, `S = 2`, `h = 0.1`, `t ≤ 200`) EMPRK's energy error is
 /// 2.9e-10 against SPARK's 7.0e-7 (`examples/thesis_figures.rs`). `S = 1` coincides with

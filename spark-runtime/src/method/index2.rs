@@ -9,7 +9,7 @@ use crate::tableau::{lobatto_iiia, lobatto_iiib, lobatto_rule, Index2Tableau, Sc
 /// momenta (see the [module documentation](crate::lobatto_index2) for the equations).
 ///
 /// * **Order** `2S − 2` in `q` and `v` (002, Cor 3.1; measured for `S = 2..5` in
-///   tests/lobatto_index2.rs).
+///   tests/suite/lobatto_index2.rs).
 /// * **Symmetry**: 002's method with the multiplier carried ([`crate::lobatto_index2::step_with_multiplier`]) is
 ///   symmetric as a map of `(q, v, ψ)` (stepping back with `−h` from `(q1, v1, Ψ_S)` returns
 ///   to the start to round-off). The [`Method`] form is **not** symmetric: its backward step

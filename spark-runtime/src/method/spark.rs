@@ -102,7 +102,7 @@ spark_method!(GaussLobatto<S>, [const S: usize], S, 2 * S, Refusals::NONE);
 /// * **Holonomic constraints**: the (s, s−1)-Lobatto IIIA-B SPARK method (Jay 2007, §3.4, for
 ///   general `S`): `Ã` = IIIB, the constraints `g = 0` imposed at the stages 2..S, the hidden
 ///   constraint at the step end. `S = 2` is RATTLE (order 2). Symmetric and symplectic; the
-///   measured order is `2S − 2` (tests/lobatto.rs).
+///   measured order is `2S − 2` (tests/suite/lobatto.rs).
 /// * **Nonholonomic constraints**: the Lobatto IIIA-B Lagrange-d'Alembert SPARK method of Jay
 ///   (§7.5): nonholonomic reactions with `Ã = IIIB`, `b̃ = b`; `k` imposed through the `S − 1`
 ///   moments `Σ_j b_j c_j^{i−1} k(T_j, Q_j, V_j) = 0` and at the step end. Order `2S − 2`,

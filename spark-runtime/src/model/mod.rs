@@ -4,6 +4,7 @@
 //! * [`Model`]: facts common to every model (parameters);
 //! * [`Lagrangian`]: `L(t, q, v)` with `M` holonomic and `K` nonholonomic constraints;
 //! * [`Odae`]: the overdetermined DAE (2.11) (Hamiltonian and general DAE models);
+//! * [`Dimensions`]: every size a Lagrangian model fixes, for inference;
 //! * [`Inputs`]: the control inputs of a model and the derivatives with respect to them;
 //! * [`blocks`]: the values and derivatives a model returns at one point;
 //! * [`saddle`]: room for a model's own sparse factorization of a step's Newton matrix;
@@ -11,6 +12,7 @@
 
 pub mod blocks;
 pub mod dae;
+mod dimensions;
 pub mod hamiltonian;
 mod inputs;
 mod lagrangian;
@@ -18,6 +20,7 @@ mod odae;
 pub mod saddle;
 pub mod state;
 
+pub use dimensions::Dimensions;
 pub use inputs::Inputs;
 pub use lagrangian::Lagrangian;
 pub use odae::Odae;

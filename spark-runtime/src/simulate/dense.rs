@@ -6,7 +6,7 @@
 //! points, the velocities its derivative. The interpolation error is `O(H⁶)` in `q` and
 //! `O(H⁵)` in `v`; the midpoint's coordinates carry the method's local error `O(H^{p+1})`,
 //! which the derivative divides by `H`. So the dense output has local order `min(p + 1, 6)`
-//! in `q` and `min(p, 5)` in `v` (measured in `tests/adaptive.rs`: 5 and 4 for
+//! in `q` and `min(p, 5)` in `v` (measured in `tests/suite/adaptive.rs`: 5 and 4 for
 //! `GaussLobatto<2>`, 6 and 5 for `GaussLobatto<3>`), never below the method's global order.
 //! Dense states are not projected: they satisfy the constraints to the interpolation error,
 //! not to round-off.
@@ -17,7 +17,8 @@
 use nalgebra::SVector;
 
 use crate::error::Error;
-use crate::integrator::{Advance, DaePoint};
+use crate::integrator::advance::DaePoint;
+use crate::integrator::Advance;
 use crate::model::{dae, hamiltonian, Lagrangian, Odae, State};
 use crate::step::multipliers::odae_rates;
 use crate::step::Point;
@@ -61,7 +62,7 @@ where
 /// interpolated `(y, z)`.
 /// Local order `min(p + 1, 6)` in both `y` and `z` (the momenta are values of an
 /// interpolant, not its derivative as a Lagrangian state's velocities are); measured in
-/// `tests/adaptive.rs` and `tests/problem61.rs`.
+/// `tests/suite/adaptive.rs` and `tests/suite/problem61.rs`.
 #[derive(Clone, Copy, Debug)]
 pub struct OdaeDense<St, const N: usize, const M: usize> {
     y: DenseStep<N>,

@@ -1,6 +1,8 @@
 //! The adaptive drivers of [`Integrator`]: `step_with_estimate`, `advance_to` and `simulate`.
 
 use crate::error::Error;
+use crate::integrator::checks::{check_adaptive, check_time_step};
+use crate::integrator::richardson::{richardson, Estimated};
 use crate::integrator::{Advance, Integrator};
 use crate::method::Method;
 use crate::model::Model;
@@ -8,7 +10,6 @@ use crate::options::Options;
 
 use super::controller::PiController;
 use super::dense::Interpolate;
-use super::estimate::{richardson, Estimated};
 use super::events::{crosses, illinois, EventOn, ReportOn};
 
 /// The estimated local error of a step ([`Integrator::step_with_estimate`]).
@@ -46,29 +47,36 @@ fn time_resolution(t: f64) -> f64 {
     1e-13 * t.abs().max(1.0)
 }
 
-/// `rtol` and `atol` usable as an error scale.
-pub(crate) fn check_tolerances(o: &Options) -> Result<(), Error> {
-    let tol_ok = o.rtol >= 0.0 && o.atol >= 0.0 && o.rtol.is_finite() && o.atol.is_finite();
-    if !tol_ok || o.rtol + o.atol == 0.0 {
-        return Err(Error::InvalidTolerance {
-            what: "rtol and atol must be finite, non-negative and not both zero",
+/// The settings of an adaptive run to `t_end`.
+fn check_settings(o: &Options, t_end: f64) -> Result<(), Error> {
+    check_adaptive(o)?;
+    if !t_end.is_finite() {
+        return Err(Error::InvalidTime {
+            what: "the end time must be finite",
+            t: t_end,
         });
     }
     Ok(())
 }
 
-fn check_settings(o: &Options, t_end: f64) -> Result<(), Error> {
-    check_tolerances(o)?;
-    let bounds_ok = o.max_step > 0.0 && o.min_step >= 0.0 && o.min_step <= o.max_step;
-    if !bounds_ok {
-        return Err(Error::InvalidTolerance {
-            what: "need 0 <= min_step <= max_step and max_step > 0",
-        });
-    }
-    if !t_end.is_finite() {
-        return Err(Error::InvalidTolerance {
-            what: "the end time must be finite",
-        });
+/// Output times are finite and in the direction of integration `dir` (non-decreasing for
+/// forward runs, non-increasing for backward ones).
+fn check_outputs(outputs: &[f64], dir: f64) -> Result<(), Error> {
+    let mut last = f64::NEG_INFINITY;
+    for &t in outputs {
+        if !t.is_finite() {
+            return Err(Error::InvalidTime {
+                what: "an output time is not finite",
+                t,
+            });
+        }
+        if t * dir < last {
+            return Err(Error::InvalidTime {
+                what: "the output times are not in the direction of integration (sort them)",
+                t,
+            });
+        }
+        last = t * dir;
     }
     Ok(())
 }
@@ -103,16 +111,12 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     where
         St: Advance<Sys, M, K> + Copy,
     {
-        if let Some(name) = self.system().first_non_finite_parameter() {
-            return Err(Error::NonFiniteParameter { name });
-        }
-        let t = state.time() + self.step_size();
-        let est = richardson::<Sys, St, Meth, M, K>(
-            self.system(),
-            self.step_size(),
-            self.options(),
-            state,
-        )?;
+        let h = self.step_size();
+        self.check_step(state, h)?;
+        check_time_step(state.time(), 0.5 * h)?;
+        let t = state.time() + h;
+        let est = richardson::<Sys, St, Meth, M, K>(self.system(), h, self.options(), state)
+            .map_err(|e| self.explain(e, h, state))?;
         let mut end = est.end;
         end.set_time(t);
         *state = end;
@@ -218,8 +222,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         St: Interpolate<Sys, M, K>,
     {
         check_settings(self.options(), t_end)?;
+        self.check_call(state)?;
         let t0 = state.time();
         let dir = if t_end >= t0 { 1.0 } else { -1.0 };
+        check_outputs(outputs, dir)?;
         // Outputs behind the start are skipped; one at the start gets the start state.
         let mut next = 0;
         while next < outputs.len() && (outputs[next] - t0) * dir < 0.0 {
@@ -254,9 +260,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             let mut lower = start.time();
             let mut skip: Option<usize> = None;
             while let Some((index, t_dense)) =
-                earliest_event(sim.system(), events, &dense, &est.mid, lower, skip, t0)
+                earliest_event(sim.system(), events, &dense, &est.mid, lower, skip, t0)?
             {
-                let at = sim.refine_event(&events[index], &dense, start, t_dense)?;
+                let at = sim.refine_event(&events[index], index, &dense, start, t_dense)?;
                 // Outputs before the event are reported first.
                 flush(
                     sim.system(),
@@ -293,6 +299,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     fn refine_event<St, const M: usize, const K: usize>(
         &self,
         event: &EventOn<'_, St>,
+        event_index: usize,
         dense: &St::Dense,
         start: &St,
         t_guess: f64,
@@ -318,12 +325,26 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
                 s
             };
             let value = e(&at);
+            if !value.is_finite() {
+                return Err(Error::NonFiniteEvent {
+                    index: event_index,
+                    t,
+                });
+            }
             if best.is_none_or(|(b, _)| value.abs() < b) {
                 best = Some((value.abs(), at));
             }
-            let slope = (e(&St::at(self.system(), dense, t + delta))
-                - e(&St::at(self.system(), dense, t - delta)))
-                / (2.0 * delta);
+            let (after, before) = (
+                e(&St::at(self.system(), dense, t + delta)),
+                e(&St::at(self.system(), dense, t - delta)),
+            );
+            if !(after.is_finite() && before.is_finite()) {
+                return Err(Error::NonFiniteEvent {
+                    index: event_index,
+                    t,
+                });
+            }
+            let slope = (after - before) / (2.0 * delta);
             if !(slope.is_finite() && slope != 0.0 && value.is_finite()) {
                 break;
             }
@@ -349,12 +370,21 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         F: FnMut(&Self, &St, &Estimated<St>, f64) -> Result<Accepted<St>, Error>,
     {
         let o = *self.options();
+        self.check_call(state)?;
         check_settings(&o, t_end)?;
-        if let Some(name) = self.system().first_non_finite_parameter() {
-            return Err(Error::NonFiniteParameter { name });
-        }
         let mut stats = AdvanceStats::default();
         let dir = if t_end >= state.time() { 1.0 } else { -1.0 };
+        // A span the time cannot resolve would be "reached" without a step.
+        if t_end != state.time() {
+            check_time_step(state.time(), t_end - state.time())?;
+            let remaining = (t_end - state.time()).abs();
+            if remaining <= 4.0 * f64::EPSILON * state.time().abs().max(t_end.abs()) {
+                return Err(Error::TimeResolution {
+                    t: state.time(),
+                    h: t_end - state.time(),
+                });
+            }
+        }
         let mut h = self.step_size().abs().clamp(o.min_step, o.max_step);
         let mut pi = PiController::new(Meth::ORDER);
         let mut after_reject = false;
@@ -379,6 +409,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
                 break Err(Error::StepSizeTooSmall { t, h: h_try });
             }
             let end_time = if last { t_end } else { t + dir * h_try };
+            if let Err(e) = check_time_step(t, dir * h_try).and_then(|()| self.check_mass(state)) {
+                break Err(e);
+            }
             stats.step_solves += 3;
             match richardson::<Sys, St, Meth, M, K>(self.system(), dir * h_try, &o, state) {
                 Ok(est) if est.scaled <= 1.0 => {
@@ -417,6 +450,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
                     | Error::Diverged { .. }
                     | Error::SingularJacobian { .. },
                 ) => {
+                    // Out-of-range evaluations are no reason to shrink the step.
+                    if let Some(cause) = St::diagnose(self.system(), dir * h_try, state) {
+                        break Err(cause);
+                    }
                     stats.rejected += 1;
                     h = h_try * 0.25;
                     after_reject = true;
@@ -446,22 +483,44 @@ fn earliest_event<Sys, St: Interpolate<Sys, M, K>, const M: usize, const K: usiz
     lower: f64,
     skip: Option<usize>,
     t_run: f64,
-) -> Option<(usize, f64)> {
+) -> Result<Option<(usize, f64)>, Error> {
     let (t0, t1) = St::span(dense);
     let dir = if t1 >= t0 { 1.0 } else { -1.0 };
     let tm = mid.time();
     let mut best: Option<(usize, f64)> = None;
     for (index, event) in events.iter().enumerate() {
-        let e = |t: f64| (event.function)(&St::at(sys, dense, t));
+        // The first time at which the function was not finite, root finding included.
+        let non_finite = core::cell::Cell::new(None);
+        let e = |t: f64| {
+            let value = (event.function)(&St::at(sys, dense, t));
+            if !value.is_finite() && non_finite.get().is_none() {
+                non_finite.set(Some(t));
+            }
+            value
+        };
+        let finite = |t: f64, value: f64| {
+            if value.is_finite() {
+                Ok(value)
+            } else {
+                Err(Error::NonFiniteEvent { index, t })
+            }
+        };
         let mut a = lower;
-        let mut ea = if skip == Some(index) { 0.0 } else { e(a) };
+        let mut ea = if skip == Some(index) {
+            0.0
+        } else {
+            finite(a, e(a))?
+        };
         for b in [tm, t1] {
             if (b - a) * dir <= 0.0 {
                 continue;
             }
-            let eb = e(b);
+            let eb = finite(b, e(b))?;
             if crosses(event.direction, ea, eb) {
                 let root = illinois(e, a, ea, b, eb, 1e-15 * a.abs().max(1.0));
+                if let Some(t) = non_finite.get() {
+                    return Err(Error::NonFiniteEvent { index, t });
+                }
                 let after_start = (root - t_run).abs() > 4.0 * time_resolution(t_run);
                 if after_start && best.is_none_or(|(_, t)| (root - t) * dir < 0.0) {
                     best = Some((index, root));
@@ -472,5 +531,5 @@ fn earliest_event<Sys, St: Interpolate<Sys, M, K>, const M: usize, const K: usiz
             ea = eb;
         }
     }
-    best
+    Ok(best)
 }

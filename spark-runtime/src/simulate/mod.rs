@@ -11,12 +11,12 @@
 //! * [`crate::Integrator::step_reversible`]: variable steps that keep a symmetric method's
 //!   energy free of drift ([`Reversible`], Hairer and Söderlind's reversible control).
 //!
-//! This layer sits above [`crate::integrator`] and uses only its public step.
+//! This layer sits above [`crate::integrator`]: it uses the integrator's step, its state kinds
+//! ([`crate::Advance`]) and its Richardson estimate, and nothing of it imports this layer.
 
 mod controller;
 mod dense;
 pub(crate) mod drive;
-pub(crate) mod estimate;
 mod events;
 pub mod reversible;
 

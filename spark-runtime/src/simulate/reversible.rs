@@ -77,9 +77,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// energy error stays bounded, as with a fixed step, while the steps follow the motion.
     ///
     /// On error `state`, `control` and the integrator's step size are left as they were.
-    /// Errors: those of [`Integrator::step`], [`Error::InvalidTolerance`] for settings that are
-    /// not positive and finite or when `z` turns non-positive (`distance` too large for the
-    /// motion), [`Error::SingularJacobian`] when the acceleration is not defined at `state`.
+    /// Errors: those of [`Integrator::step`] (checked before the control is computed),
+    /// [`Error::InvalidTolerance`] for settings that are not positive and finite or when `z`
+    /// turns non-positive (`distance` too large for the motion), [`Error::SingularJacobian`]
+    /// when the acceleration is not defined at `state`.
     ///
     /// ```
     /// use spark::simulate::Reversible;
@@ -117,6 +118,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         State<N>: Advance<Sys, M, K>,
     {
         control.check()?;
+        // The step would refuse these; the control must not compute from them either.
+        self.check_call(state)?;
+        State::check_consistent(self.system(), state, self.options().consistency_tolerance)?;
+        self.check_mass(state)?;
         let (a, _) = accelerations(self.system(), state)?;
         let c2 = control.min_speed * control.min_speed;
         let speed2 = state.v.norm_squared() + c2;

@@ -34,7 +34,7 @@
 //! [`crate::mixed_step`] (multipliers times `h`, position constraints divided by `h`), so every
 //! block of the Newton matrix is O(1) as `h → 0`.
 //!
-//! Facts (tested in `tests/emprk.rs`): for `s = 1` the equations coincide with those of the
+//! Facts (tested in `tests/suite/emprk.rs`): for `s = 1` the equations coincide with those of the
 //! SPARK step (`Ǎ = [[0,0],[½,½]]`, so E2' is SPARK's end-point equation and E5' is `k(t1) = 0`);
 //! without nonholonomic constraints `(q1, v1)` coincide with the SPARK step's for every `s` (the
 //! stages `Ṽ_1..Ṽ_{s−1}` then decouple); the internal Lobatto stages `(T̃_i, Q̃_i, Ṽ_i)` satisfy

@@ -33,7 +33,7 @@
 //!   derivatives by central differences, exactly zero for autonomous models). This makes the
 //!   method a one-step map on `(t, q, v)`; `ψ0` is then accurate to the order of `(q0, v0)`,
 //!   better than the inherited `Λ_s` (order `s` or `s − 1`), so the order `2s − 2` in `q`, `v`
-//!   is kept. Measured on 002's E8 at `T = 1` (tests/lobatto_index2.rs compares both
+//!   is kept. Measured on 002's E8 at `T = 1` (tests/suite/lobatto_index2.rs compares both
 //!   variants): same orders 2, 4, 6, 8 for `s = 2..5`, with errors larger by factors
 //!   ≈ 1.1, 1.9, 1.0, 1.0–1.3 than with the inherited multiplier; the last `Ψ_s` of the restart
 //!   variant converges with order 2, 3, 4, ≈4 (inherited: 2, 2, 4, 4). The price is symmetry

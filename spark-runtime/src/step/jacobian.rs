@@ -317,7 +317,7 @@ pub(crate) enum JacobianPath {
 /// dominated by dense `n × n` blocks (the model's second derivatives at every stage, the step
 /// system's matrix and its `2n + u` right-hand sides). The coefficients are 1.2 times those
 /// fitted to x86-64 measurements by stack painting on 3D and planar chains of 4 to 20 masses,
-/// `S = 1, 2, 3` (`tests/step_jacobian.rs` checks that the estimate bounds the stack).
+/// `S = 1, 2, 3` (`tests/suite/step_jacobian.rs` checks that the estimate bounds the stack).
 pub(crate) const fn stack_estimate(path: JacobianPath, n: usize, s: usize) -> usize {
     let (a, b) = match path {
         JacobianPath::Holonomic => (390, 480),

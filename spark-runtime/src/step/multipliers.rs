@@ -6,6 +6,7 @@ use nalgebra::SVector;
 
 use crate::error::{Error, Phase};
 use crate::linalg::saddle::{solve_blocks, solve_saddle2};
+use crate::model::saddle::SaddleStore;
 use crate::model::{Lagrangian, Odae, State};
 use crate::step::odae::Point;
 
@@ -70,18 +71,73 @@ where
     if let Some(name) = sys.first_non_finite_parameter() {
         return Err(Error::NonFiniteParameter { name });
     }
+    if K == 0 && Sys::SPARSE_SADDLE {
+        if let Some(out) = sparse_accelerations(sys, state) {
+            return out;
+        }
+    }
+    dense_accelerations(sys, state)
+}
+
+/// `(f(t + δ) − f(t − δ)) / 2δ` for the time step `δ` of `t` ([`time_step`]).
+fn centered<const R: usize>(t: f64, f: impl Fn(f64) -> SVector<f64, R>) -> SVector<f64, R> {
+    let dt = time_step(t);
+    (f(t + dt) - f(t - dt)) / (2.0 * dt)
+}
+
+/// [`accelerations`] from the model's sparse factors ([`Lagrangian::SPARSE_SADDLE`], `K = 0`):
+/// `λ = S⁻¹ (G L⁻¹ top − bottom)`, `a = L⁻¹ (top − Gᵀ λ)` with `S = G L⁻¹ Gᵀ`, in `O(N + M)`
+/// memory. `None` when the factorization fails (the dense path then reports why).
+#[allow(clippy::type_complexity)]
+fn sparse_accelerations<Sys, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Option<Result<(SVector<f64, N>, Multipliers<M, K>), Error>>
+where
+    Sys: Lagrangian<N, M, K>,
+{
+    let (t, q, v) = (state.t, state.q, state.v);
+    let mut store = SaddleStore::<N, M>::default();
+    if !sys.saddle_factor((t, &q, &v), (t, &q), &mut store) {
+        return None;
+    }
+    let (_, f, lvq_v) = sys.momentum_force_lvq_v(t, &q, &v);
+    let (_, wq_v) = sys.hidden_constraint(t, &q, &v);
+    let lvt = centered(t, |s| sys.momentum_force(s, &q, &v).0);
+    let wt = centered(t, |s| sys.hidden_constraint(s, &q, &v).0);
+    let top = f - lvq_v - lvt;
+    let bottom = -wq_v - wt;
+    let mut x = top;
+    sys.saddle_mass_solve(&store, &mut x);
+    let mut lambda = sys.saddle_g(&store, &x) - bottom;
+    sys.saddle_schur_solve(&store, &mut lambda);
+    let mut a = top - sys.saddle_g_tr(&store, &lambda);
+    sys.saddle_mass_solve(&store, &mut a);
+    let psi = SVector::<f64, K>::zeros();
+    Some(if finite(&a) && finite(&lambda) {
+        Ok((a, Multipliers { lambda, psi }))
+    } else {
+        Err(Error::NonFiniteState)
+    })
+}
+
+/// [`accelerations`] by a dense saddle solve: its own frame, with the `N × N` blocks.
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn dense_accelerations<Sys, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Result<(SVector<f64, N>, Multipliers<M, K>), Error>
+where
+    Sys: Lagrangian<N, M, K>,
+{
     let (t, q, v) = (state.t, state.q, state.v);
     let d = sys.dynamics_jacobian(t, &q, &v);
     let hidden = sys.velocity_constraint(t, &q, &v);
     let nh = sys.nonholonomic_jacobian(t, &q, &v, &SVector::zeros());
-    let dt = time_step(t);
-    let centered = |f: &dyn Fn(f64) -> f64| (f(t + dt) - f(t - dt)) / (2.0 * dt);
-    let lvt = SVector::<f64, N>::from_fn(|a, _| centered(&|s| sys.momentum_force(s, &q, &v).0[a]));
-    let wt =
-        SVector::<f64, M>::from_fn(|l, _| centered(&|s| sys.velocity_constraint(s, &q, &v).w[l]));
-    let kt = SVector::<f64, K>::from_fn(|l, _| {
-        centered(&|s| sys.nonholonomic_constraints(s, &q, &v)[l])
-    });
+    let lvt = centered(t, |s| sys.momentum_force(s, &q, &v).0);
+    let wt = centered(t, |s| sys.velocity_constraint(s, &q, &v).w);
+    let kt = centered(t, |s| sys.nonholonomic_constraints(s, &q, &v));
     let top = d.f - d.lvq * v - lvt;
     let (a, lambda, psi) = solve_saddle2(
         &d.lvv,

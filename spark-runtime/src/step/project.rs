@@ -6,6 +6,7 @@ use crate::error::{Error, Phase};
 use crate::linalg::newton::{Monitor, Verdict};
 use crate::linalg::saddle::{solve_saddle, solve_saddle2};
 use crate::linalg::vector::max_abs;
+use crate::model::saddle::SaddleStore;
 use crate::model::{Lagrangian, Odae, State};
 
 /// Solves `[[W, Gᵀ], [G, 0]] [x; y] = [0; -r]` and returns `x`: the change of least
@@ -47,7 +48,8 @@ fn solve_least_change<const N: usize, const M: usize>(
 
 /// A consistent state near `state`: `q` moved onto `g(t, q) = 0` by Gauss-Newton steps of least
 /// Euclidean change, then `v` made to satisfy `g_t + G v = 0` with least change in kinetic
-/// energy (metric `∂²L/∂v²`).
+/// energy (metric `∂²L/∂v²`). Models with sparse factors ([`Lagrangian::SPARSE_SADDLE`]) take
+/// [`project_sparse`]: `O(N + M)` stack, coordinates moved in the metric of the mass matrix.
 pub(crate) fn project<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
     sys: &Sys,
     state: &State<N>,
@@ -55,6 +57,19 @@ pub(crate) fn project<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, 
     if !state.is_finite() {
         return Err(Error::NonFiniteState);
     }
+    if Sys::SPARSE_SADDLE {
+        return project_sparse(sys, state);
+    }
+    project_dense(sys, state)
+}
+
+/// [`project`] with dense saddle systems: its own frame, which holds `N × N` matrices, never
+/// entered by models with sparse factors.
+#[inline(never)]
+fn project_dense<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Result<State<N>, Error> {
     let t = state.t;
     let zero_m = SVector::<f64, M>::zeros();
     let identity = SMatrix::<f64, N, N>::identity();
@@ -66,6 +81,63 @@ pub(crate) fn project<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, 
         let w = sys.velocity_constraint_jacobian(t, &q, v);
         (sys.dynamics_jacobian(t, &q, v).lvv, w.wv, w.w)
     })?;
+    let out = State { t, q, v };
+    if !out.is_finite() {
+        return Err(Error::NonFiniteState);
+    }
+    Ok(out)
+}
+
+/// One Gauss-Newton step of least change in the mass-matrix metric `L` towards `r = 0` for a
+/// residual with gradient `G`, from the sparse factors in `store`:
+/// `dx = −L⁻¹ Gᵀ (G L⁻¹ Gᵀ)⁻¹ r`.
+fn sparse_least_change<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    store: &SaddleStore<N, M>,
+    mut r: SVector<f64, M>,
+) -> SVector<f64, N> {
+    sys.saddle_schur_solve(store, &mut r);
+    let mut dx = sys.saddle_g_tr(store, &r);
+    sys.saddle_mass_solve(store, &mut dx);
+    -dx
+}
+
+/// [`project`] for models with sparse factors ([`Lagrangian::SPARSE_SADDLE`]), in `O(N + M)`
+/// memory: no `N × N` or `M × N` matrix is formed. Both Gauss-Newton iterations use the metric
+/// of the mass matrix `L = ∂²L/∂v²` (the model's sparse `LDLᵀ` factors of `L` and of
+/// `G L⁻¹ Gᵀ`, refactored at every iterate): the coordinates move with least change in
+/// `δqᵀ L δq` (not Euclidean: the factors the model emits are those of `L`), the velocities with
+/// least change in kinetic energy, as the dense path does.
+fn project_sparse<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Result<State<N>, Error> {
+    let (t, mut q, mut v) = (state.t, state.q, state.v);
+    let mut store = SaddleStore::<N, M>::default();
+    for (phase, cap) in [(Phase::ProjectPosition, 50), (Phase::ProjectVelocity, 20)] {
+        let mut monitor = Monitor::new(phase, cap);
+        loop {
+            if !sys.saddle_factor((t, &q, &v), (t, &q), &mut store) {
+                return Err(Error::SingularJacobian { phase });
+            }
+            let (x, dx) = if phase == Phase::ProjectPosition {
+                let dq = sparse_least_change(sys, &store, sys.constraints(t, &q));
+                q += dq;
+                (q, dq)
+            } else {
+                let dv = sparse_least_change(sys, &store, sys.hidden_constraint(t, &q, &v).0);
+                v += dv;
+                (v, dv)
+            };
+            let scale = 1.0 + max_abs(&x);
+            let unit = 1e-14 * scale;
+            if monitor.judge(max_abs(&dx) / unit, 64.0 * f64::EPSILON * scale / unit)?
+                == Verdict::Converged
+            {
+                break;
+            }
+        }
+    }
     let out = State { t, q, v };
     if !out.is_finite() {
         return Err(Error::NonFiniteState);

@@ -5,7 +5,8 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::Error;
 use crate::linalg::vector::max_abs;
-use crate::model::{Lagrangian, State};
+use crate::model::saddle::SaddleStore;
+use crate::model::{Lagrangian, Odae, State};
 use crate::step::gradient::Gradient;
 use crate::step::Problem;
 
@@ -91,4 +92,212 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             })
         }
     }
+}
+
+/// `max(a, b)` that keeps a NaN.
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// The violations `(position, velocity)` of the state's constraints as the steps measure them
+/// (each row of `g`, `g_t + G v` and `k` scaled by the norm of its gradient row), from
+/// `O(N + M)` values: the row norms of `G` come from [`Lagrangian::constraint_row_norms`], so no
+/// `M × N` matrix is formed for models with sparse factors.
+fn violation<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> (f64, f64) {
+    let (t, q, v) = (state.t, &state.q, &state.v);
+    let g = sys.constraints(t, q);
+    let (w, _) = sys.hidden_constraint(t, q, v);
+    let norms = sys.constraint_row_norms(t, q);
+    let (mut pos, mut vel) = (0.0f64, 0.0f64);
+    for l in 0..M {
+        let scale = if norms[l] > 0.0 { norms[l] } else { 1.0 };
+        pos = nan_max(pos, g[l].abs() / scale);
+        vel = nan_max(vel, w[l].abs() / scale);
+    }
+    if K > 0 {
+        let k = sys.nonholonomic_jacobian(t, q, v, &SVector::zeros());
+        for l in 0..K {
+            let norm = k.kv.row(l).norm();
+            let scale = if norm > 0.0 { norm } else { 1.0 };
+            vel = nan_max(vel, k.k[l].abs() / scale);
+        }
+    }
+    (pos, vel)
+}
+
+/// Checks that a Lagrangian state satisfies its constraints to `tolerance` (relative to
+/// `1 + max|q|`, resp. `1 + max|v|`), as a step does at its start.
+pub(crate) fn check_state<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    sys: &Sys,
+    state: &State<N>,
+    tolerance: f64,
+) -> Result<(), Error> {
+    let (pos, vel) = violation(sys, state);
+    if pos.is_nan() || vel.is_nan() {
+        return Err(Error::NonFiniteEvaluation {
+            what: "a constraint",
+        });
+    }
+    if pos <= tolerance * (1.0 + max_abs(&state.q)) && vel <= tolerance * (1.0 + max_abs(&state.v))
+    {
+        Ok(())
+    } else {
+        Err(Error::InconsistentState {
+            position: pos,
+            velocity: vel,
+        })
+    }
+}
+
+/// Checks that a point of a DAE model satisfies its constraints to `tolerance`, as its step
+/// does at its start (relative to `1 + max|y|`, resp. `1 + max|v(t, y, z)|`).
+pub(crate) fn check_odae_state<Sys: Odae<N, M>, const N: usize, const M: usize>(
+    sys: &Sys,
+    (t, y, z): (f64, &SVector<f64, N>, &SVector<f64, N>),
+    tolerance: f64,
+) -> Result<(), Error> {
+    let (g, gy) = sys.position_constraints(t, y);
+    let w = sys.hidden_constraint(t, y, z).w;
+    let (v, _, _) = sys.kinematics(t, y, z);
+    let (mut pos, mut vel) = (0.0f64, 0.0f64);
+    for l in 0..M {
+        let norm = gy.row(l).norm();
+        let scale = if norm > 0.0 { norm } else { 1.0 };
+        pos = nan_max(pos, g[l].abs() / scale);
+        vel = nan_max(vel, w[l].abs() / scale);
+    }
+    if pos.is_nan() || vel.is_nan() || !v.iter().all(|x| x.is_finite()) {
+        return Err(Error::NonFiniteEvaluation {
+            what: "a constraint or the velocity v(t, y, z)",
+        });
+    }
+    if pos <= tolerance * (1.0 + max_abs(y)) && vel <= tolerance * (1.0 + max_abs(&v)) {
+        Ok(())
+    } else {
+        Err(Error::InconsistentState {
+            position: pos,
+            velocity: vel,
+        })
+    }
+}
+
+/// Checks that the kinetic energy is positive definite at `state`: the mass matrix
+/// `∂²L/∂v²` has a Cholesky factorization. Models with sparse factors
+/// ([`Lagrangian::SPARSE_SADDLE`]) try their own `LDLᵀ` factors first (no `N × N` matrix); only
+/// when those fail (an indefinite mass matrix, or constraints that lost rank) is the dense
+/// matrix formed, to tell the two apart. Not inlined: the factors' store must not enlarge the
+/// frame of the step that calls it.
+#[inline(never)]
+pub(crate) fn check_mass<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Result<(), Error> {
+    if Sys::SPARSE_SADDLE {
+        let mut store = SaddleStore::<N, M>::default();
+        let (t, q, v) = (state.t, &state.q, &state.v);
+        if sys.saddle_factor((t, q, v), (t, q), &mut store) {
+            return Ok(());
+        }
+    }
+    check_dense_mass(sys, state)
+}
+
+/// [`check_mass`] with the dense mass matrix: its own frame, left before the step is entered.
+#[inline(never)]
+fn check_dense_mass<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    state: &State<N>,
+) -> Result<(), Error> {
+    let lvv = sys.mass_force(state.t, &state.q, &state.v).lvv;
+    if !lvv.iter().all(|x| x.is_finite()) {
+        return Err(Error::NonFiniteEvaluation {
+            what: "the mass matrix",
+        });
+    }
+    match nalgebra::linalg::Cholesky::new(lvv) {
+        Some(_) => Ok(()),
+        None => Err(Error::MassNotPositiveDefinite { t: state.t }),
+    }
+}
+
+/// Beyond this magnitude a step's products (`h² f`, `|q|²` in a constraint) may overflow.
+const HUGE: f64 = 1e150;
+
+/// `true` when `x` is NaN, infinite or beyond [`HUGE`].
+fn out_of_range<const R: usize>(x: &SVector<f64, R>, scale: f64) -> bool {
+    x.iter().any(|v| {
+        let size = (v * scale).abs();
+        size.is_nan() || size > HUGE
+    })
+}
+
+/// Why a step of `h` from a Lagrangian `state` failed, if its evaluations there say so (see
+/// [`crate::Advance::diagnose`]): called on the error path only.
+#[inline(never)]
+#[cold]
+pub(crate) fn diagnose<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    h: f64,
+    state: &State<N>,
+) -> Option<Error> {
+    let (t, q, v) = (state.t, &state.q, &state.v);
+    if out_of_range(q, 1.0) || out_of_range(v, 1.0) || out_of_range(v, h) {
+        return Some(Error::NonFiniteEvaluation {
+            what: "the state (beyond 1e150)",
+        });
+    }
+    let (p, f) = sys.momentum_force(t, q, v);
+    if out_of_range(&p, 1.0) || out_of_range(&f, h) || out_of_range(&f, h * h) {
+        return Some(Error::NonFiniteEvaluation {
+            what: "the momentum or the generalized force (forces, inputs)",
+        });
+    }
+    if out_of_range(&sys.constraints(t, q), 1.0) {
+        return Some(Error::NonFiniteEvaluation {
+            what: "a holonomic constraint",
+        });
+    }
+    None
+}
+
+/// [`diagnose`] for a point of a DAE model.
+pub(crate) fn diagnose_odae<Sys: Odae<N, M>, const N: usize, const M: usize>(
+    sys: &Sys,
+    h: f64,
+    (t, y, z): (f64, &SVector<f64, N>, &SVector<f64, N>),
+) -> Option<Error> {
+    if out_of_range(y, 1.0) || out_of_range(z, 1.0) {
+        return Some(Error::NonFiniteEvaluation {
+            what: "the state (beyond 1e150)",
+        });
+    }
+    let (v, p, f) = sys.kinematics(t, y, z);
+    if out_of_range(&v, h) || out_of_range(&p, 1.0) || out_of_range(&f, h) {
+        return Some(Error::NonFiniteEvaluation {
+            what: "the velocity, momentum or force v, p, f (forces, inputs)",
+        });
+    }
+    if out_of_range(&sys.position_constraints(t, y).0, 1.0) {
+        return Some(Error::NonFiniteEvaluation {
+            what: "a holonomic constraint",
+        });
+    }
+    None
 }

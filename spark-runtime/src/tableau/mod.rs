@@ -21,7 +21,7 @@
 //!
 //! Accuracy: entries agree with 50-digit references to within 3e-16 for `s ≤ 12`; the order
 //! and existence conditions hold to ≤ 2e-15 up to `s = 20` and ≤ 5e-14 at `s = 64` (see
-//! `tests/tableau.rs`).
+//! `spark-runtime/tests/suite/tableau.rs`).
 //! Cost: compile-time evaluation grows like `s³`; `s = 64` evaluates in a few seconds, while
 //! around `s = 100` rustc's `long_running_const_eval` lint stops the constant —
 //! `#[allow(long_running_const_eval)]` on the constant item lifts it.

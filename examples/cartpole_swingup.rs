@@ -1,0 +1,328 @@
+//! Swing-up and NMPC hold of the Cartesian cart-pole (`models/cartpole.rs`: 3 coordinates, one
+//! holonomic constraint, one force input), with the control layer of `spark::control` on the
+//! constraint manifold (no index reduction, no minimal coordinates written by hand).
+//!
+//! 1. **Swing-up plan**: box-DDP (`Ilqr`) over 3 s (150 intervals of 20 ms, one
+//!    `GaussLobatto<2>` step each) from hanging to upright with |u| ≤ 20 N, solved to
+//!    convergence; the convergence near the solution (ratios of `J − J*`) and the KKT conditions
+//!    of the box-constrained problem at the solution are printed.
+//! 2. **Swing-up on the plant**: the plan's feedback policy `u = clamp(ū + K Tᵀ (x − x̄))` drives
+//!    the nominal plant (stepped at 5 ms); it must end within 0.01 rad of upright.
+//! 3. **Hold**: NMPC (1 s horizon, 2 real-time iterations per 20 ms period, warm start with the
+//!    previous policy) holds the pole for 5 s on a perturbed plant (pole mass +10 %, cart
+//!    damping +25 %); the lean must stay within 0.01 rad.
+//!
+//! Writes `examples/out/cartpole_swingup.svg`. The last line printed is
+//! `upright error: <E> rad, max |u|: <U> N`: E the largest |lean| over the last second of the
+//! hold, U the largest |u| applied over the whole run. Exits with an error if a requirement
+//! fails.
+//!
+//! `cargo run --release --example cartpole_swingup`
+
+use std::time::Instant;
+
+use spark::control::cost::{Cost, Quadratic, StageCost, TerminalCost};
+use spark::control::ilqr::{Bounds, Ilqr, Settings};
+use spark::control::nmpc::Nmpc;
+use spark::control::vector::difference;
+use spark::nalgebra::{SMatrix, SVector};
+use spark::{GaussLobatto, Integrator, State};
+
+include!("models/plot.rs");
+include!("models/cartpole.rs");
+include!("models/stack.rs");
+
+use cartpole::{cartesian, minimal, CartPole, TC, V4};
+
+/// Swing-up intervals (3 s) and hold horizon (1 s).
+const H_SWING: usize = 150;
+const H_HOLD: usize = 50;
+/// Plant steps per control period.
+const PLANT_STEPS: usize = 4;
+const U_MAX: f64 = 20.0;
+/// The swing-up plan holds upright from this time on (s).
+const SWING_TIME: f64 = 1.5;
+
+/// The pole tip's offset from upright, `(x − xc, y − l)`, weighed with `w`, the cart position
+/// with `w_cart`, the velocities with `w_vel`: a quadratic form on `[q; v]`.
+fn weights(w: f64, w_cart: f64, w_vel: f64) -> SMatrix<f64, 6, 6> {
+    let mut q = SMatrix::<f64, 6, 6>::zeros();
+    q[(0, 0)] = w + w_cart;
+    q[(1, 1)] = w;
+    q[(0, 1)] = -w;
+    q[(1, 0)] = -w;
+    q[(2, 2)] = w;
+    for i in 3..6 {
+        q[(i, i)] = w_vel;
+    }
+    q
+}
+
+/// The swing-up's costs: light weights while swinging, then upright held (`hold` on the state)
+/// from interval `hold_from` on: a time-varying stage cost, through the `Cost` trait.
+struct SwingUp {
+    swing: Quadratic<6, 1>,
+    hold: SMatrix<f64, 6, 6>,
+    hold_from: usize,
+}
+
+impl Cost<3, 1, 6> for SwingUp {
+    fn stage(&self, k: usize, x: &State<3>, u: &SVector<f64, 1>) -> StageCost<6, 1> {
+        if k < self.hold_from {
+            self.swing.stage(k, x, u)
+        } else {
+            Quadratic {
+                q: self.hold,
+                ..self.swing
+            }
+            .stage(k, x, u)
+        }
+    }
+    fn terminal(&self, x: &State<3>) -> TerminalCost<6> {
+        Cost::<3, 1, 6>::terminal(&self.swing, x)
+    }
+}
+
+fn upright(l: f64) -> SVector<f64, 6> {
+    SVector::from([0.0, 0.0, l, 0.0, 0.0, 0.0])
+}
+
+fn lean(p: &CartPole, s: &State<3>) -> f64 {
+    minimal(p, s)[1]
+}
+
+/// Steps the plant over one control period with the input `u`.
+fn period(
+    plant: &mut Integrator<CartPole, GaussLobatto<2>>,
+    s: &mut State<3>,
+    u: f64,
+) -> Result<(), spark::Error> {
+    plant.system_mut().u = u;
+    for _ in 0..PLANT_STEPS {
+        plant.step(s)?;
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let p = CartPole::default();
+    let bounds = Bounds::<1>::symmetric(U_MAX);
+    let mut model = Integrator::<CartPole, GaussLobatto<2>>::new(p, TC)?;
+    let hanging = cartesian(&p, 0.0, &V4::new(0.0, std::f64::consts::PI, 0.0, 0.0));
+
+    // 1. The plan. From the hanging equilibrium a zero input is a stationary point of the
+    //    problem (by symmetry), so the first guess pushes the cart back and forth once.
+    let swing_cost = SwingUp {
+        swing: Quadratic {
+            q: weights(0.01, 0.0, 0.001),
+            r: SMatrix::identity() * 2e-3,
+            qf: weights(1e3, 10.0, 10.0),
+            x_ref: upright(p.l),
+            u_ref: SVector::zeros(),
+        },
+        hold: weights(100.0, 1.0, 1.0),
+        hold_from: (SWING_TIME / TC).round() as usize,
+    };
+    let guess: [SVector<f64, 1>; H_SWING] = std::array::from_fn(|k| {
+        let t = k as f64 * TC;
+        SVector::from([if t < 1.0 {
+            10.0 * (2.0 * std::f64::consts::PI * t).sin()
+        } else {
+            0.0
+        }])
+    });
+    let mut plan = Box::new(Ilqr::<3, 1, 4, H_SWING>::new(hanging, guess));
+    plan.initialize(&mut model, &swing_cost, &bounds)?;
+    let settings = Settings::default();
+    let mut costs = vec![plan.nominal.cost];
+    let started = Instant::now();
+    let mut iterations = 0;
+    for _ in 0..500 {
+        let s = plan.iterate(&mut model, &swing_cost, &bounds, &settings)?;
+        iterations += 1;
+        if s.accepted {
+            costs.push(s.cost);
+            if s.previous_cost - s.cost <= 1e-13 * (1.0 + s.cost) {
+                break;
+            }
+        } else if s.expected_decrease <= 1e-15 * (1.0 + s.cost) {
+            break;
+        }
+    }
+    let plan_time = started.elapsed();
+    let j_star = *costs.last().ok_or("no cost")?;
+    let kkt = plan.kkt(&swing_cost, &bounds);
+    println!(
+        "swing-up plan: {iterations} box-DDP iterations, {:.1} ms, cost {j_star:.6e} (from {:.3e})",
+        plan_time.as_secs_f64() * 1e3,
+        costs[0]
+    );
+    // The rate near the solution: successive ratios of J − J* while it falls from 1e-4 to 1e-10
+    // of J* (below that, round-off in J).
+    let gaps: Vec<f64> = costs.iter().map(|j| j - j_star).collect();
+    let window: Vec<f64> = gaps
+        .windows(2)
+        .filter(|w| w[0] < 1e-4 * j_star && w[1] > 1e-10 * j_star)
+        .map(|w| w[1] / w[0])
+        .collect();
+    let mut sorted = window.clone();
+    sorted.sort_by(f64::total_cmp);
+    let rate = sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN);
+    println!(
+        "  convergence near the solution: J − J* from 1e-4 J* to 1e-10 J* in {} iterations; \
+         ratio (J_(k+1) − J*) / (J_k − J*): median {rate:.3}, range {:.3} to {:.3} (linear)",
+        window.len(),
+        sorted.first().copied().unwrap_or(f64::NAN),
+        sorted.last().copied().unwrap_or(f64::NAN)
+    );
+    println!(
+        "  KKT at the solution: projected gradient {:.2e}, free-input gradient {:.2e}, \
+         multiplier sign error {:.2e} (≤ 0), {} of {} inputs at a bound, bound violation {:e}",
+        kkt.projected_gradient,
+        kkt.free_gradient,
+        kkt.wrong_sign,
+        kkt.active,
+        H_SWING,
+        kkt.bound_violation
+    );
+    // The plan's inputs, for `benches/control/casadi_swingup.py --warm`.
+    std::fs::create_dir_all("examples/out")?;
+    let inputs: Vec<String> = plan
+        .nominal
+        .controls
+        .iter()
+        .map(|u| format!("{:e}", u[0]))
+        .collect();
+    std::fs::write(
+        "examples/out/cartpole_swingup_plan.txt",
+        inputs.join("\n") + "\n",
+    )?;
+    let end = plan.nominal.state(H_SWING);
+    println!("  planned final lean {:.2e} rad", lean(&p, end));
+
+    // 2. The plan's policy on the nominal plant.
+    let mut plant = Integrator::<CartPole, GaussLobatto<2>>::new(p, TC / PLANT_STEPS as f64)?;
+    let mut s = hanging;
+    let mut umax = 0.0f64;
+    let mut trace: Vec<(f64, f64, f64, f64)> = Vec::new(); // t, lean, xc, u
+    for k in 0..H_SWING {
+        let nom = &plan.nominal;
+        let z = nom
+            .basis(k)
+            .coordinates::<6>(&difference::<3, 6>(&s, nom.state(k)));
+        let u = bounds.clamp(&(nom.controls[k] + plan.policy.gains[k] * z))[0];
+        umax = umax.max(u.abs());
+        trace.push((s.t, lean(&p, &s), s.q[0], u));
+        period(&mut plant, &mut s, u)?;
+    }
+    let swing_end = lean(&p, &s);
+    println!(
+        "swing-up on the plant: lean {swing_end:.2e} rad after {:.2} s (cart at {:.3} m)",
+        s.t, s.q[0]
+    );
+
+    // 3. NMPC hold on the perturbed plant.
+    let perturbed = CartPole {
+        m: p.m * 1.1,
+        c: p.c * 1.25,
+        ..p
+    };
+    let mut plant =
+        Integrator::<CartPole, GaussLobatto<2>>::new(perturbed, TC / PLANT_STEPS as f64)?;
+    let hold_cost = Quadratic::<6, 1> {
+        q: weights(10.0, 1.0, 0.1),
+        r: SMatrix::identity() * 1e-2,
+        qf: weights(100.0, 10.0, 1.0),
+        x_ref: upright(p.l),
+        u_ref: SVector::zeros(),
+    };
+    // The first period's solve to convergence, then real-time iterations.
+    let mut first = Ilqr::<3, 1, 4, H_HOLD>::new(s, [SVector::zeros(); H_HOLD]);
+    first.initialize(&mut model, &hold_cost, &bounds)?;
+    first.solve(&mut model, &hold_cost, &bounds, &settings)?;
+    let mut mpc = Nmpc::from_solver(first, 2, settings);
+    let periods = (5.0 / TC).round() as usize;
+    let (mut hold_worst, mut last_second) = (0.0f64, 0.0f64);
+    let (mut steps, mut worst_time) = (0usize, 0.0f64);
+    let started = Instant::now();
+    for i in 0..periods {
+        let t0 = Instant::now();
+        let (u, stats) = mpc.control(&mut model, &hold_cost, &bounds, &s)?;
+        worst_time = worst_time.max(t0.elapsed().as_secs_f64());
+        steps += stats.steps;
+        let u = u[0];
+        umax = umax.max(u.abs());
+        let th = lean(&p, &s);
+        hold_worst = hold_worst.max(th.abs());
+        if i + (1.0 / TC).round() as usize >= periods {
+            last_second = last_second.max(th.abs());
+        }
+        trace.push((s.t, th, s.q[0], u));
+        period(&mut plant, &mut s, u)?;
+    }
+    let th = lean(&p, &s);
+    hold_worst = hold_worst.max(th.abs());
+    last_second = last_second.max(th.abs());
+    let per_period = started.elapsed().as_secs_f64() / periods as f64;
+    println!(
+        "NMPC hold on the perturbed plant (m +10 %, c +25 %): {periods} periods, {} steps with \
+         Jacobian per period, {:.2} ms per period on average, {:.2} ms at most",
+        steps / periods,
+        per_period * 1e3,
+        worst_time * 1e3
+    );
+    println!(
+        "  largest lean during the hold {hold_worst:.2e} rad; cart at {:.3} m",
+        s.q[0]
+    );
+    // The stack of one control period, painted in a thread of its own (x86_64, release).
+    let stack_bytes = {
+        let (mut mpc, mut model, state) = (mpc, model, s);
+        std::thread::Builder::new()
+            .stack_size(4 * stack::DEPTH)
+            .spawn(move || {
+                let mut run = || {
+                    let out = mpc.control(&mut model, &hold_cost, &bounds, &state);
+                    std::hint::black_box(out.is_ok());
+                };
+                stack::measure(&mut run)
+            })?
+            .join()
+            .map_err(|_| "the stack measurement panicked")?
+    };
+    println!("  stack of one control period (H = {H_HOLD}, 2 iterations): {stack_bytes} bytes (x86_64, painted)");
+    let (g, w) = plant.constraint_residual(&s);
+    println!("  constraint residuals at the end: {g:.1e}, {w:.1e}");
+
+    std::fs::create_dir_all("examples/out")?;
+    let lean_series: Vec<(f64, f64)> = trace.iter().map(|r| (r.0, r.1)).collect();
+    let cart: Vec<(f64, f64)> = trace.iter().map(|r| (r.0, r.2)).collect();
+    let force: Vec<(f64, f64)> = trace.iter().map(|r| (r.0, r.3 / 10.0)).collect();
+    {
+        use plotters::style::{BLUE, GREEN, RED};
+        plot::lines(
+            "examples/out/cartpole_swingup.svg",
+            "cart-pole: box-DDP swing-up (|u| ≤ 20 N), then NMPC hold on a perturbed plant",
+            ("t (s)", plot::Axis::Linear),
+            ("lean (rad), cart (m), force / 10 (N)", plot::Axis::Linear),
+            &[
+                ("lean", &lean_series, RED),
+                ("cart xc", &cart, BLUE),
+                ("force u / 10", &force, GREEN),
+            ],
+        )?;
+    }
+    println!("wrote examples/out/cartpole_swingup.svg");
+
+    if swing_end.abs() > 0.01 {
+        return Err(format!("the swing-up ended {swing_end:e} rad from upright").into());
+    }
+    if hold_worst > 0.01 {
+        return Err(format!("the hold left the 0.01 rad band: {hold_worst:e}").into());
+    }
+    if umax > U_MAX {
+        return Err(format!("an input exceeded the bound: {umax}").into());
+    }
+    println!("upright error: {last_second:e} rad, max |u|: {umax} N");
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! Stage and terminal costs of an optimal-control problem, with the derivatives the backward
+//! pass needs, in full state coordinates `x = [q; v]` (the solver reduces them to the tangent
+//! space).
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::control::vector::to_vector;
+use crate::model::State;
+
+/// A stage cost `l(x, u)` at one point with its gradient and (Gauss–Newton) Hessian.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StageCost<const X: usize, const U: usize> {
+    /// `l`.
+    pub value: f64,
+    /// `∂l/∂x`.
+    pub lx: SVector<f64, X>,
+    /// `∂l/∂u`.
+    pub lu: SVector<f64, U>,
+    /// `∂²l/∂x²` (or a positive semidefinite approximation).
+    pub lxx: SMatrix<f64, X, X>,
+    /// `∂²l/∂u²` (positive definite where no input bound is active).
+    pub luu: SMatrix<f64, U, U>,
+    /// `∂²l/∂u∂x`.
+    pub lux: SMatrix<f64, U, X>,
+}
+
+/// A terminal cost `φ(x)` with its gradient and Hessian.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TerminalCost<const X: usize> {
+    /// `φ`.
+    pub value: f64,
+    /// `∂φ/∂x`.
+    pub lx: SVector<f64, X>,
+    /// `∂²φ/∂x²`.
+    pub lxx: SMatrix<f64, X, X>,
+}
+
+/// The costs of a problem over a horizon: `Σ_k l_k(x_k, u_k) + φ(x_H)`. Costs on task-space
+/// outputs `y = h(x)` are written with the output's Jacobian `J`: for `½|y − y*|²_W`,
+/// `lx = Jᵀ W (y − y*)` and `lxx = Jᵀ W J` (Gauss–Newton).
+pub trait Cost<const N: usize, const U: usize, const X: usize> {
+    /// The stage cost of interval `k` (`0 ≤ k < H`) at its start state and input.
+    fn stage(&self, k: usize, x: &State<N>, u: &SVector<f64, U>) -> StageCost<X, U>;
+    /// The terminal cost at the last state.
+    fn terminal(&self, x: &State<N>) -> TerminalCost<X>;
+}
+
+/// `l = ½ (x − x*)ᵀ Q (x − x*) + ½ (u − u*)ᵀ R (u − u*)`, `φ = ½ (x − x*)ᵀ Q_f (x − x*)`.
+///
+/// ```
+/// use spark_runtime::control::cost::{Cost, Quadratic};
+/// use spark_runtime::nalgebra::{SMatrix, SVector};
+/// use spark_runtime::State;
+/// let c = Quadratic::<2, 1> {
+///     q: SMatrix::identity(),
+///     r: SMatrix::identity() * 0.1,
+///     qf: SMatrix::identity() * 10.0,
+///     x_ref: SVector::from([1.0, 0.0]),
+///     u_ref: SVector::zeros(),
+/// };
+/// let s = State::new(0.0, [3.0], [0.0]);
+/// assert_eq!(Cost::<1, 1, 2>::stage(&c, 0, &s, &SVector::from([2.0])).value, 2.0 + 0.2);
+/// assert_eq!(Cost::<1, 1, 2>::terminal(&c, &s).value, 20.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quadratic<const X: usize, const U: usize> {
+    /// `Q` (`X × X`, symmetric positive semidefinite).
+    pub q: SMatrix<f64, X, X>,
+    /// `R` (`U × U`, symmetric positive definite).
+    pub r: SMatrix<f64, U, U>,
+    /// `Q_f` (`X × X`).
+    pub qf: SMatrix<f64, X, X>,
+    /// The state target `x* = [q*; v*]`.
+    pub x_ref: SVector<f64, X>,
+    /// The input target `u*`.
+    pub u_ref: SVector<f64, U>,
+}
+
+impl<const N: usize, const U: usize, const X: usize> Cost<N, U, X> for Quadratic<X, U> {
+    fn stage(&self, _k: usize, x: &State<N>, u: &SVector<f64, U>) -> StageCost<X, U> {
+        let dx = to_vector::<N, X>(x) - self.x_ref;
+        let du = u - self.u_ref;
+        let (qx, ru) = (self.q * dx, self.r * du);
+        StageCost {
+            value: 0.5 * (dx.dot(&qx) + du.dot(&ru)),
+            lx: qx,
+            lu: ru,
+            lxx: self.q,
+            luu: self.r,
+            lux: SMatrix::zeros(),
+        }
+    }
+
+    fn terminal(&self, x: &State<N>) -> TerminalCost<X> {
+        let dx = to_vector::<N, X>(x) - self.x_ref;
+        let qx = self.qf * dx;
+        TerminalCost {
+            value: 0.5 * dx.dot(&qx),
+            lx: qx,
+            lxx: self.qf,
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! What can go wrong in a control computation.
+
+use crate::error::Error;
+
+/// An error of the control layer: a step, a projection or a basis failed ([`Error`]), a
+/// matrix that must be positive definite is not, or an iteration did not converge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ControlError {
+    /// A step, projection or tangent basis failed.
+    Step(Error),
+    /// A matrix that must be symmetric positive definite is not (an input weight `R`, the
+    /// `Q_uu` of a backward pass even at the largest regularization, an innovation covariance).
+    NotPositiveDefinite {
+        /// Which matrix.
+        what: &'static str,
+    },
+    /// An iteration (the Riccati equation, a line search) did not converge within its budget.
+    NoConvergence {
+        /// Which iteration.
+        what: &'static str,
+        /// How many iterations were made.
+        iterations: usize,
+    },
+    /// An argument is not usable (bounds with `lo > hi`, a non-finite weight).
+    InvalidArgument {
+        /// What is wrong.
+        what: &'static str,
+    },
+}
+
+impl From<Error> for ControlError {
+    fn from(e: Error) -> Self {
+        Self::Step(e)
+    }
+}
+
+impl core::fmt::Display for ControlError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Step(e) => write!(f, "{e}"),
+            Self::NotPositiveDefinite { what } => write!(f, "{what} is not positive definite"),
+            Self::NoConvergence { what, iterations } => {
+                write!(f, "{what} did not converge in {iterations} iterations")
+            }
+            Self::InvalidArgument { what } => write!(f, "invalid argument: {what}"),
+        }
+    }
+}
+
+impl core::error::Error for ControlError {}

@@ -1,0 +1,33 @@
+//! Control on the constraint manifold, `no_std` and heap-free: linearizations as matrices on a
+//! tangent basis that is continuous along a trajectory, and an optimal-control layer built on
+//! them. Every size is a const parameter that the model fixes ([`crate::Dimensions`]); every
+//! buffer lives in a value the caller owns.
+//!
+//! * [`vector`]: a state `(q, v)` as one vector of length `X = 2N`; the step's Jacobian as the
+//!   matrices `Φ` (`X × X`) and `Γ` (`X × U`);
+//! * [`basis`]: tangent bases as `X × D` matrices, transported from one state to the next (and
+//!   across a projection) so that gains and covariances carry over;
+//! * [`linearize`]: `Integrator` methods: the tangent basis without turbofish, one step with
+//!   its reduced `(A, B)`, the continuous-time dynamics `f(x, u)` and their Jacobians;
+//! * [`error`]: the control layer's error, [`error::ControlError`];
+//! * [`dense`]: the small dense factorizations the rest uses (Cholesky, LU inverse, polar);
+//! * [`lqr`]: discrete LQR (finite-horizon Riccati recursion, the infinite-horizon gain);
+//! * [`cost`]: stage and terminal costs (quadratic, or the user's own, e.g. on task-space
+//!   outputs by Gauss–Newton);
+//! * [`boxqp`]: the box-constrained QP of the backward pass (projected Newton);
+//! * [`ilqr`]: iLQR / box-DDP over a horizon `H`;
+//! * [`nmpc`]: the NMPC driver (shift, warm start with the previous policy, real-time
+//!   iterations);
+//! * [`ekf`]: an extended Kalman filter on the tangent space.
+
+pub mod basis;
+pub mod boxqp;
+pub mod cost;
+pub mod dense;
+pub mod ekf;
+pub mod error;
+pub mod ilqr;
+pub mod linearize;
+pub mod lqr;
+pub mod nmpc;
+pub mod vector;

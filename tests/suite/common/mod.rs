@@ -1,0 +1,88 @@
+//! Shared helpers of the integration tests: independent reference solutions and order fits.
+#![allow(dead_code)]
+
+pub mod reference;
+
+/// Classical RK4 on `y' = f(y)` with `n` steps over `[0, t_end]`: the tests' independent
+/// reference (it shares no code with spark and works in minimal coordinates).
+pub fn rk4<const D: usize>(
+    f: impl Fn(&[f64; D]) -> [f64; D],
+    y0: [f64; D],
+    t_end: f64,
+    n: usize,
+) -> [f64; D] {
+    let h = t_end / n as f64;
+    let mut y = y0;
+    let axpy = |y: &[f64; D], k: &[f64; D], a: f64| -> [f64; D] {
+        core::array::from_fn(|i| y[i] + a * k[i])
+    };
+    for _ in 0..n {
+        let k1 = f(&y);
+        let k2 = f(&axpy(&y, &k1, 0.5 * h));
+        let k3 = f(&axpy(&y, &k2, 0.5 * h));
+        let k4 = f(&axpy(&y, &k3, h));
+        for i in 0..D {
+            y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+    y
+}
+
+/// Least-squares slope of `log(err)` against `log(h)`, and the slopes between neighbours.
+pub fn slopes(hs: &[f64], errs: &[f64]) -> (f64, Vec<f64>) {
+    let xs: Vec<f64> = hs.iter().map(|h| h.ln()).collect();
+    let ys: Vec<f64> = errs.iter().map(|e| e.ln()).collect();
+    let n = xs.len() as f64;
+    let mx = xs.iter().sum::<f64>() / n;
+    let my = ys.iter().sum::<f64>() / n;
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let local = xs
+        .windows(2)
+        .zip(ys.windows(2))
+        .map(|(x, y)| (y[1] - y[0]) / (x[1] - x[0]))
+        .collect();
+    (sxy / sxx, local)
+}
+
+/// Asserts that every local slope and the fitted slope are within 0.25 of `order`.
+pub fn assert_order(label: &str, order: f64, hs: &[f64], errs: &[f64]) {
+    let (fit, local) = slopes(hs, errs);
+    eprintln!(
+        "{label}: h = {hs:?}\n  errors = {errs:?}\n  fitted slope {fit:.3}, local {local:.3?}"
+    );
+    assert!(
+        (fit - order).abs() <= 0.25,
+        "{label}: fitted slope {fit} not within 0.25 of {order}"
+    );
+    for s in local {
+        assert!(
+            (s - order).abs() <= 0.25,
+            "{label}: local slope {s} not within 0.25 of {order}"
+        );
+    }
+}
+
+/// The state after `t_end / h` steps of `Meth` from `s0` (`h` must divide `t_end`); asserts
+/// |g|, |g_t + G v| and |k| below 1e-12 after every step.
+pub fn run<Sys, Meth, const N: usize, const M: usize, const K: usize>(
+    sys: Sys,
+    s0: spark::State<N>,
+    h: f64,
+    t_end: f64,
+) -> spark::State<N>
+where
+    Sys: spark::Lagrangian<N, M, K>,
+    Meth: spark::Method,
+{
+    let mut sim = spark::Integrator::<Sys, Meth>::new(sys, h).unwrap();
+    let mut s = s0;
+    let n = (t_end / h).round() as usize;
+    assert!((n as f64 * h - t_end).abs() < 1e-12);
+    for _ in 0..n {
+        sim.step(&mut s).unwrap();
+        let (g, w) = sim.constraint_residual(&s);
+        assert!(g < 1e-12 && w < 1e-12, "t = {}: {g:e} {w:e}", s.t);
+    }
+    s
+}
