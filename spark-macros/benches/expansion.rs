@@ -1,7 +1,10 @@
 //! Time of `mechanics!`'s expansion (parse, checks, differentiation, emission) for the models in
 //! `examples/models/` (the seven-body mechanism and the N-link chains), measured on the macro's own code outside the compiler.
 //!
-//! `cargo bench -p spark-macros --bench expansion`
+//! `cargo bench -p spark-macros --bench expansion` (everything), or
+//! `cargo bench -p spark-macros --bench expansion -- sums [N ...]` (only the growth with the
+//! number of terms of one sum, `(0..N).map(|i| (x * i).sin()).sum()` in a Lagrangian;
+//! default N = 100, 1000, 10000).
 //!
 //! A proc-macro crate exports only macros, so the macro's modules are compiled into this bench
 //! directly.
@@ -13,6 +16,8 @@
 mod check;
 #[path = "../src/ctxt.rs"]
 mod ctxt;
+#[path = "../src/depth.rs"]
+mod depth;
 #[path = "../src/expand.rs"]
 mod expand;
 #[path = "../src/forces.rs"]
@@ -121,7 +126,53 @@ fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, 
     )
 }
 
+/// A one-coordinate model whose Lagrangian holds a sum of `n` terms `sin(i·x)`.
+fn sum_model(n: usize) -> proc_macro2::TokenStream {
+    let n = proc_macro2::Literal::usize_unsuffixed(n);
+    quote::quote! {
+        pub struct Sum {
+            coordinates: [x],
+            velocities: [vx],
+            parameters: [k = 1.0],
+            lagrangian: 0.5 * vx.powi(2) - k * (0..#n).map(|i| (x * i).sin()).sum::<f64>(),
+        }
+    }
+}
+
+/// Expansion time against the number of terms of a sum (issue 28), on a thread with rustc's
+/// 8 MiB stack.
+fn sums(sizes: &[usize]) {
+    for &n in sizes {
+        let runs = if n >= 10_000 { 3 } else { 7 };
+        let (median, lo, hi, size) = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || time_expansion(&sum_model(n), runs))
+            .expect("spawn")
+            .join()
+            .expect("the expansion does not panic");
+        println!(
+            "sum of {n} terms: expansion median {:.1} ms (min {:.1}, max {:.1} over {runs} runs), {size} characters of code",
+            median * 1e3,
+            lo * 1e3,
+            hi * 1e3
+        );
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if args.first().map(String::as_str) == Some("sums") {
+        let sizes: Vec<usize> = args[1..].iter().filter_map(|a| a.parse().ok()).collect();
+        sums(if sizes.is_empty() {
+            &[100, 1000, 10_000]
+        } else {
+            &sizes
+        });
+        return;
+    }
     // Mechanisms from URDF files: serial chains of 5 .. 30 links, and the model files of
     // `tests/models/` (issue 29).
     let dir = std::env::temp_dir().join(format!("spark-expansion-{}", std::process::id()));

@@ -10,13 +10,19 @@ use crate::sym::{self, Arena, Id};
 
 /// The whole expansion of one `mechanics!` invocation.
 pub fn expand(input: TokenStream) -> TokenStream {
+    // Names of the user's own (the scan's placeholders are not).
+    let reserved = crate::unroll::reserved_prefix_errors(&input);
+    // Too-deep parts are replaced before anything recursive sees them (`depth.rs`).
+    let (input, too_deep) = crate::depth::scan(input);
     let mut parsed: ModelInput = match syn::parse2(input.clone()) {
         Ok(p) => p,
-        Err(e) => return parse::fallback(input, e),
+        Err(mut e) => {
+            too_deep.into_iter().for_each(|d| e.combine(d));
+            return parse::fallback(input, e);
+        }
     };
-    parsed
-        .errors
-        .extend(crate::unroll::reserved_prefix_errors(&input));
+    parsed.errors.splice(0..0, too_deep);
+    parsed.errors.extend(reserved);
     let file_items = crate::mechanism::desugar(&mut parsed);
     crate::unroll::apply(&mut parsed);
     let mut out = match crate::model::build(parsed) {

@@ -1,7 +1,8 @@
 //! The `mechanics!` macro of spark.
 //!
-//! Pipeline: `parse` (syn, the DSL surface) → `mechanism` (a `urdf:` or `mjcf:` file's bodies
-//! and joints rewritten into the DSL's own fields) → `unroll` (arrays, loops, constants and helpers
+//! Pipeline: `depth` (an iterative pre-scan bounding the nesting) → `parse` (syn, the DSL
+//! surface) → `mechanism` (a `urdf:` or `mjcf:` file's bodies and joints rewritten into the DSL's
+//! own fields) → `unroll` (arrays, loops, constants and helpers
 //! rewritten into named scalars) → `model` (names resolved, expressions lowered
 //! into the symbolic arena, all checks) → `expand` (derivatives and straight-line code).
 //! Everything below the entry point works on `proc_macro2` so it can be unit-tested.
@@ -10,6 +11,7 @@ extern crate proc_macro;
 
 mod check;
 mod ctxt;
+mod depth;
 mod expand;
 mod forces;
 mod lower;

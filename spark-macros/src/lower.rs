@@ -155,8 +155,19 @@ impl Lowerer<'_> {
         self.arena.var(POISON)
     }
 
-    /// Lowers `e` in `scope`.
+    /// Lowers `e` in `scope`. Recursive, but bounded: past
+    /// [`crate::depth::MAX_LOWERED_DEPTH`] levels the rest is an error (`unroll` has cut
+    /// deeper expressions already, so this only guards the stack).
     pub fn expr(&mut self, scope: &Scope, e: &Expr) -> Id {
+        let Some(_level) = crate::depth::Entered::enter(crate::depth::MAX_LOWERED_DEPTH) else {
+            self.cx.push(crate::depth::too_deep_expanded(e));
+            return self.placeholder();
+        };
+        self.expr_at_level(scope, e)
+    }
+
+    /// [`Lowerer::expr`] once the level is counted.
+    fn expr_at_level(&mut self, scope: &Scope, e: &Expr) -> Id {
         match e {
             Expr::Lit(lit) => self.literal(&lit.lit),
             Expr::Paren(p) => self.expr(scope, &p.expr),
@@ -797,29 +808,39 @@ pub fn show(c: f64) -> String {
 }
 
 /// The value of an integer literal, possibly negated and parenthesised (`2`, `-3`, `(-1)`).
-fn integer_literal(e: &Expr) -> Option<i32> {
-    match e {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) => i.base10_parse::<i32>().ok(),
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => integer_literal(&u.expr).map(|n| -n),
-        Expr::Paren(p) => integer_literal(&p.expr),
-        Expr::Group(g) => integer_literal(&g.expr),
-        _ => None,
+fn integer_literal(mut e: &Expr) -> Option<i32> {
+    let mut negative = false;
+    loop {
+        match e {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(i), ..
+            }) => {
+                let n = i.base10_parse::<i32>().ok()?;
+                return if negative { n.checked_neg() } else { Some(n) };
+            }
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+                negative = !negative;
+                e = &u.expr;
+            }
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Group(g) => e = &g.expr,
+            _ => return None,
+        }
     }
 }
 
-/// The span of the first occurrence of the identifier `name` in `tokens`, if any.
+/// The span of the first occurrence of the identifier `name` in `tokens`, if any (depth
+/// first, without recursion).
 pub fn find_ident(tokens: proc_macro2::TokenStream, name: &str) -> Option<Span> {
-    for tt in tokens {
-        match tt {
-            proc_macro2::TokenTree::Ident(id) if id == name => return Some(id.span()),
-            proc_macro2::TokenTree::Group(g) => {
-                if let Some(s) = find_ident(g.stream(), name) {
-                    return Some(s);
-                }
+    let mut stack = vec![tokens.into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(proc_macro2::TokenTree::Ident(id)) if id == name => return Some(id.span()),
+            Some(proc_macro2::TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
             }
-            _ => {}
         }
     }
     None

@@ -469,6 +469,42 @@ fn hypot(a: &Expr, b: &Expr, span: Span) -> Expr {
     syn::parse_quote_spanned!(span=> ((#a).powi(2) + (#b).powi(2)).sqrt())
 }
 
+/// `(e)`.
+fn paren(e: Expr, span: Span) -> Expr {
+    Expr::Paren(syn::ExprParen {
+        attrs: Vec::new(),
+        paren_token: syn::token::Paren(span),
+        expr: Box::new(e),
+    })
+}
+
+/// The sum (product) of `terms` (at least one) as a balanced tree of `(a) + (b)`: a sum of
+/// `n` terms nests `log2(n)` deep, so no later pass recurses deeply on it, and it is built
+/// without printing and re-parsing tokens (linear time).
+fn balanced(mut terms: Vec<Expr>, product: bool, span: Span) -> Expr {
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut pairs = terms.into_iter();
+        while let Some(a) = pairs.next() {
+            next.push(match pairs.next() {
+                Some(b) => Expr::Binary(syn::ExprBinary {
+                    attrs: Vec::new(),
+                    left: Box::new(paren(a, span)),
+                    op: if product {
+                        BinOp::Mul(syn::token::Star(span))
+                    } else {
+                        BinOp::Add(syn::token::Plus(span))
+                    },
+                    right: Box::new(paren(b, span)),
+                }),
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop().unwrap_or_else(|| number(0.0, span))
+}
+
 /// A smooth stand-in for `a.min(b)` / `a.max(b)`, for the `help:` of an error.
 fn smooth_min_max(method: &str) -> String {
     let sign = if method == "min" { "-" } else { "+" };
@@ -777,32 +813,10 @@ impl Unroller {
                 }
                 terms.push(term);
             }
-            let mut terms = terms.into_iter();
-            let Some(first) = terms.next() else {
+            if terms.is_empty() {
                 return Ok(number(if product { 1.0 } else { 0.0 }, span));
-            };
-            // `((a) + (b)) + (c)`, built node by node (re-parsing the growing sum at every
-            // term would take time quadratic in its length).
-            let paren = |e: Expr| {
-                Expr::Paren(syn::ExprParen {
-                    attrs: Vec::new(),
-                    paren_token: syn::token::Paren(span),
-                    expr: Box::new(e),
-                })
-            };
-            let folded = terms.fold(first, |acc, t| {
-                Expr::Binary(syn::ExprBinary {
-                    attrs: Vec::new(),
-                    left: Box::new(paren(acc)),
-                    op: if product {
-                        BinOp::Mul(syn::token::Star(span))
-                    } else {
-                        BinOp::Add(syn::token::Plus(span))
-                    },
-                    right: Box::new(paren(t)),
-                })
-            });
-            Ok(paren(folded))
+            }
+            Ok(paren(balanced(terms, product, span), span))
         })())
     }
 
@@ -934,6 +948,12 @@ impl VisitMut for Unroller {
     }
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
+        // Helpers inlined into each other nest deeper than the input: bounded (`depth.rs`).
+        let Some(_level) = crate::depth::Entered::enter(crate::depth::MAX_EXPANDED_DEPTH) else {
+            self.errors.push(crate::depth::too_deep_expanded(e));
+            *e = reported(e.span());
+            return;
+        };
         if self.exhausted {
             *e = reported(e.span());
             return;

@@ -23,6 +23,7 @@ mod forces;
 mod four_bar;
 mod helpers;
 mod jacobian_stack;
+mod large_sums;
 mod lints;
 mod lobatto;
 mod lobatto_index2;
