@@ -21,12 +21,12 @@
 
 use std::collections::HashMap;
 
-use roxmltree::{Document, Node};
+use roxmltree::Node;
 
 use super::tree::{
     self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, M3, V3,
 };
-use super::xml::{child, line, numbers, tag, Errors};
+use super::xml::{child, document, line, numbers, tag, Errors};
 
 struct Settings {
     degree: bool,
@@ -466,22 +466,9 @@ fn read_body<'a, 'i>(
 
 /// Reads an MJCF document.
 pub fn read(text: &str) -> Result<Mechanism, Errors> {
-    let mut errors = Errors::default();
-    let doc = match Document::parse(text) {
-        Ok(d) => d,
-        Err(e) => {
-            errors.at_line(e.pos().row, format!("malformed XML: {e}"));
-            return Err(errors);
-        }
-    };
+    let doc = document(text, "mujoco", "an MJCF")?;
     let root = doc.root_element();
-    if root.tag_name().name() != "mujoco" {
-        errors.at(
-            root,
-            format!("an MJCF's root element is <mujoco>, not {}", tag(root)),
-        );
-        return Err(errors);
-    }
+    let mut errors = Errors::default();
     let mut settings = Settings {
         degree: true,
         eulerseq: "xyz".into(),

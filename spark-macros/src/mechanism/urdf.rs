@@ -15,10 +15,10 @@
 
 use std::collections::HashMap;
 
-use roxmltree::{Document, Node};
+use roxmltree::Node;
 
 use super::tree::{self, Body, Joint, JointKind, Mechanism, Mimic, M3, V3};
-use super::xml::{child, line, number, numbers, tag, unit_axis, vec3, Errors};
+use super::xml::{child, document, line, number, numbers, unit_axis, vec3, Errors};
 
 fn origin(node: Node, errors: &mut Errors) -> (V3, M3) {
     match child(node, "origin") {
@@ -77,22 +77,9 @@ fn link(node: Node, errors: &mut Errors) -> Link {
 
 /// Reads a URDF document.
 pub fn read(text: &str) -> Result<Mechanism, Errors> {
-    let mut errors = Errors::default();
-    let doc = match Document::parse(text) {
-        Ok(d) => d,
-        Err(e) => {
-            errors.at_line(e.pos().row, format!("malformed XML: {e}"));
-            return Err(errors);
-        }
-    };
+    let doc = document(text, "robot", "a URDF")?;
     let robot = doc.root_element();
-    if robot.tag_name().name() != "robot" {
-        errors.at(
-            robot,
-            format!("a URDF's root element is <robot>, not {}", tag(robot)),
-        );
-        return Err(errors);
-    }
+    let mut errors = Errors::default();
     let mut links: Vec<Link> = Vec::new();
     let mut link_index: HashMap<String, usize> = HashMap::new();
     let mut joints: Vec<UJoint> = Vec::new();

@@ -1,6 +1,6 @@
 //! What the two file readers share: errors with a line, and attribute parsing.
 
-use roxmltree::Node;
+use roxmltree::{Document, Node};
 
 /// A mistake in a model file: its line and what is wrong.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,4 +104,26 @@ pub fn unit_axis(node: Node, name: &str, default: [f64; 3], errors: &mut Errors)
         return default;
     }
     super::tree::scale(1.0 / n, a)
+}
+
+/// Parses `text` and checks that its root element is `<root>` (`format` names the file kind in
+/// the error): malformed XML is an error at its line, another root an error at that element.
+pub fn document<'a>(text: &'a str, root: &str, format: &str) -> Result<Document<'a>, Errors> {
+    let mut errors = Errors::default();
+    let doc = match Document::parse(text) {
+        Ok(d) => d,
+        Err(e) => {
+            errors.at_line(e.pos().row, format!("malformed XML: {e}"));
+            return Err(errors);
+        }
+    };
+    let found = doc.root_element();
+    if found.tag_name().name() != root {
+        errors.at(
+            found,
+            format!("{format}'s root element is <{root}>, not {}", tag(found)),
+        );
+        return Err(errors);
+    }
+    Ok(doc)
 }
