@@ -61,10 +61,15 @@ impl Ctxt {
         self.errors().push(err);
     }
 
-    /// All recorded errors combined, or `Ok` when there were none.
+    /// All recorded errors combined, or `Ok` when there were none. An error recorded again at
+    /// the same tokens with the same message (the copies of one mistake that unrolling a loop
+    /// made) is reported once.
     pub fn finish(mut self) -> Result<(), syn::Error> {
         let errors = self.errors.take().unwrap_or_default();
-        let mut iter = errors.into_iter();
+        let mut seen = std::collections::HashSet::new();
+        let mut iter = errors
+            .into_iter()
+            .filter(|e| seen.insert((format!("{:?}", e.span()), e.to_string())));
         match iter.next() {
             None => Ok(()),
             Some(mut first) => {

@@ -177,6 +177,18 @@ pub enum Error {
         /// The limit it exceeded.
         limit: usize,
     },
+    /// A call that forms dense matrices needs more stack than
+    /// [`crate::Options::jacobian_stack_limit`] allows: [`crate::Integrator::tangent_basis`]
+    /// (and the control layer's tangent bases), whose result alone is two `N × D` matrices
+    /// (estimate: [`crate::Integrator::tangent_basis_stack_estimate`]). Nothing is changed.
+    StackTooLarge {
+        /// The call refused.
+        call: &'static str,
+        /// The estimated stack, in bytes.
+        estimate: usize,
+        /// The limit it exceeded.
+        limit: usize,
+    },
     /// A fixed step's estimated local error exceeds [`crate::Options::fixed_step_error_limit`]
     /// (checked only when that limit is finite): the step size is too large for the
     /// tolerances here. The state is unchanged.
@@ -242,6 +254,10 @@ impl fmt::Display for Error {
                 f,
                 "the step Jacobian of this model needs about {estimate} bytes of stack, more than Options::jacobian_stack_limit ({limit}); run it on a thread with a larger stack and raise the limit"
             ),
+            Error::StackTooLarge { call, estimate, limit } => write!(
+                f,
+                "{call} on this model needs about {estimate} bytes of stack, more than Options::jacobian_stack_limit ({limit}); run it on a thread with a larger stack and raise the limit"
+            ),
             Error::LocalErrorTooLarge { estimate, limit } => write!(
                 f,
                 "the step's estimated local error is {estimate:e} x the tolerances (limit {limit:e}); reduce the step size or use advance_to"
@@ -282,6 +298,7 @@ mod tests {
             Error::NonFiniteEvaluation { .. } => "NonFiniteEvaluation",
             Error::MassNotPositiveDefinite { .. } => "MassNotPositiveDefinite",
             Error::JacobianTooLarge { .. } => "JacobianTooLarge",
+            Error::StackTooLarge { .. } => "StackTooLarge",
             Error::LocalErrorTooLarge { .. } => "LocalErrorTooLarge",
         }
     }
@@ -330,12 +347,17 @@ mod tests {
                 estimate: 2,
                 limit: 1,
             },
+            Error::StackTooLarge {
+                call: "tangent_basis",
+                estimate: 2,
+                limit: 1,
+            },
             Error::LocalErrorTooLarge {
                 estimate: 2.0,
                 limit: 1.0,
             },
         ];
-        let mut names: [&str; 19] = [""; 19];
+        let mut names: [&str; 20] = [""; 20];
         for (slot, e) in names.iter_mut().zip(&all) {
             *slot = name(e);
             // A row of the table: "| `Name {" or "| `Name` |".

@@ -520,7 +520,9 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// [`Options::consistency_tolerance`] (the basis would be of another manifold), and
     /// [`Error::SingularJacobian`] when the constraint gradients are dependent there. The result
     /// holds two `N × D` matrices, so the stack this call takes grows as `N · D` for every
-    /// model (about `32 N D` bytes).
+    /// model ([`Integrator::tangent_basis_stack_estimate`]); above
+    /// [`Options::jacobian_stack_limit`] the call returns [`Error::StackTooLarge`] instead of
+    /// overflowing the stack.
     pub fn tangent_basis<const N: usize, const M: usize, const K: usize, const D: usize>(
         &self,
         state: &State<N>,
@@ -528,9 +530,71 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     where
         Sys: Lagrangian<N, M, K>,
     {
+        self.check_tangent_stack::<N, M, K, D>()?;
         self.check_call::<State<N>, M, K>(state)?;
         start::check_state(&self.sys, state, self.options.consistency_tolerance)?;
         tangent::tangent_basis::<Sys, N, M, K, D>(&self.sys, state)
+    }
+
+    /// The stack, in bytes, that [`Integrator::tangent_basis`] is estimated to take on this
+    /// model (optimized builds; about `32 N D` bytes plus the constraint gradients), checked
+    /// against [`Options::jacobian_stack_limit`].
+    ///
+    /// ```
+    /// use spark::{Error, GaussLobatto, Integrator, Options, State};
+    /// # spark::mechanics! {
+    /// #     pub struct Pendulum {
+    /// #         coordinates: [x, y],
+    /// #         velocities: [vx, vy],
+    /// #         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    /// #         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    /// #     }
+    /// # }
+    /// // (`Pendulum` as in the example of [`Integrator`].)
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
+    /// let need = sim.tangent_basis_stack_estimate::<2, 1, 0, 2>();
+    /// assert!(need < 8 << 10);
+    /// // Below the estimate the call is refused.
+    /// let sim = sim.with_options(Options { jacobian_stack_limit: need - 1, ..Options::default() });
+    /// let s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+    /// assert!(matches!(sim.tangent_basis::<2, 1, 0, 2>(&s), Err(Error::StackTooLarge { .. })));
+    /// ```
+    pub fn tangent_basis_stack_estimate<
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const D: usize,
+    >(
+        &self,
+    ) -> usize
+    where
+        Sys: Lagrangian<N, M, K>,
+    {
+        tangent::stack_estimate(N, M, K, D)
+    }
+
+    /// [`Error::StackTooLarge`] when a tangent basis of this model would need more stack than
+    /// [`Options::jacobian_stack_limit`].
+    pub(crate) fn check_tangent_stack<
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const D: usize,
+    >(
+        &self,
+    ) -> Result<(), Error> {
+        let (estimate, limit) = (
+            tangent::stack_estimate(N, M, K, D),
+            self.options.jacobian_stack_limit,
+        );
+        if estimate > limit {
+            return Err(Error::StackTooLarge {
+                call: "tangent_basis",
+                estimate,
+                limit,
+            });
+        }
+        Ok(())
     }
 
     /// Makes `state` consistent: moves the coordinates onto `g(t, q) = 0` (least change in

@@ -87,7 +87,10 @@ pub struct Options {
     /// a 3D chain of 5 masses (15 coordinates) at `S = 2`, 0.9 MB at 10 masses, 3.4 MB at 20.
     /// Default 1.5 MiB, which leaves half a MiB for the caller's frames in a spawned thread's
     /// default 2 MiB stack; raise it where the stack is larger (the main thread's is usually
-    /// 8 MiB, or `std::thread::Builder::stack_size`), lower it on a small target.
+    /// 8 MiB, or `std::thread::Builder::stack_size`), lower it on a small target. The same
+    /// limit bounds [`crate::Integrator::tangent_basis`] (two dense `N × D` matrices,
+    /// [`crate::Integrator::tangent_basis_stack_estimate`]), which returns
+    /// [`crate::Error::StackTooLarge`] above it.
     pub jacobian_stack_limit: usize,
 }
 

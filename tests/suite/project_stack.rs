@@ -1,7 +1,8 @@
 //! The stack of the calls a user makes on a large model besides `step`: `project`,
 //! `multipliers`, `constraint_residual` and `energy` use the sparse factors the step uses
 //! (`Lagrangian::SPARSE_SADDLE`), so projecting a 3D chain and stepping it takes about the stack
-//! of the step alone (measured by painting the stack, optimized x86-64 builds).
+//! of the step alone (measured by painting the stack, optimized x86-64 builds); `tangent_basis`,
+//! whose result is dense, stays within its estimate and is refused above the stack limit.
 
 include!("../../examples/models/chain3d.rs");
 
@@ -74,6 +75,52 @@ mod bound {
         (both, steps, others)
     }
 
+    /// Stack bytes of `tangent_basis` on the projected chain `Sys`, and its estimate.
+    fn measure_tangent<Sys, const N: usize, const M: usize, const D: usize>(
+        n: usize,
+    ) -> (usize, usize)
+    where
+        Sys: Lagrangian<N, M> + Default + Copy,
+    {
+        let sim = Integrator::<Sys, GaussLobatto<2>>::new(Sys::default(), 0.01).unwrap();
+        let mut s = perturbed::<N>(n);
+        sim.project(&mut s).unwrap();
+        let used = stack::measure(&mut || {
+            let t = sim.tangent_basis::<N, M, 0, D>(&s).unwrap();
+            std::hint::black_box(t);
+        });
+        let estimate = sim.tangent_basis_stack_estimate::<N, M, 0, D>();
+        eprintln!(
+            "3D chain, {n} masses: tangent_basis {:.1} KiB, estimate {:.1} KiB",
+            used as f64 / 1024.0,
+            estimate as f64 / 1024.0
+        );
+        (used, estimate)
+    }
+
+    #[test]
+    fn the_tangent_basis_stack_is_within_its_estimate() {
+        let rows = std::thread::Builder::new()
+            .stack_size(4 * stack::DEPTH)
+            .spawn(|| {
+                [
+                    measure_tangent::<PChain10, 30, 10, 40>(10),
+                    measure_tangent::<PChain40, 120, 40, 160>(40),
+                ]
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        for (used, estimate) in rows {
+            // The estimate bounds the call and is not more than twice what it takes.
+            assert!(used <= estimate, "{used} bytes used, {estimate} estimated");
+            assert!(
+                estimate <= 2 * used,
+                "{used} bytes used, {estimate} estimated"
+            );
+        }
+    }
+
     #[test]
     fn projecting_a_large_chain_takes_about_the_stack_of_its_step() {
         let rows = std::thread::Builder::new()
@@ -99,6 +146,28 @@ mod bound {
                 "multipliers, energy, residual {others} bytes against {steps} for the steps"
             );
         }
+    }
+}
+
+/// Below the tangent basis' stack estimate the call is refused with `StackTooLarge`.
+#[test]
+fn a_tangent_basis_above_the_stack_limit_is_refused() {
+    let sim = spark::Integrator::<PChain10, spark::GaussLobatto<2>>::new(PChain10::default(), 0.01)
+        .unwrap();
+    let need = sim.tangent_basis_stack_estimate::<30, 10, 0, 40>();
+    let sim = sim.with_options(spark::Options {
+        jacobian_stack_limit: need - 1,
+        ..spark::Options::default()
+    });
+    let mut s = perturbed::<30>(10);
+    sim.project(&mut s).unwrap();
+    match sim.tangent_basis::<30, 10, 0, 40>(&s) {
+        Err(spark::Error::StackTooLarge {
+            call: "tangent_basis",
+            estimate,
+            limit,
+        }) => assert_eq!((estimate, limit), (need, need - 1)),
+        other => panic!("expected StackTooLarge, got {:?}", other.map(|_| ())),
     }
 }
 

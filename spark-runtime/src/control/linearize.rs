@@ -87,6 +87,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         Sys: Dimensions<N, M, K, U, D, X>,
     {
         let () = <Sys as Dimensions<N, M, K, U, D, X>>::CONSISTENT;
+        self.check_tangent_stack::<N, M, K, D>()?;
         tangent_basis::<Sys, N, M, K, D>(self.system(), state)
     }
 

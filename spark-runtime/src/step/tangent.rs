@@ -80,6 +80,17 @@ fn normalize<const N: usize>(x: &mut Pair<N>) -> bool {
     }
 }
 
+/// The stack, in bytes, that [`tangent_basis`] is estimated to take for a model with `n`
+/// coordinates, `m` holonomic and `k` nonholonomic constraints and a tangent space of dimension
+/// `d` (optimized builds): the result (two `n × d` matrices, counted twice for the copy into the
+/// caller's `Result`), the `2m + k` orthonormalized gradients of length `2n`, the constraint
+/// Jacobians (`2(m + k) n` numbers) and 4 KiB for the frames around them. Calibrated against the
+/// painted stack of 3D chains (`tests/suite/project_stack.rs`).
+pub(crate) const fn stack_estimate(n: usize, m: usize, k: usize, d: usize) -> usize {
+    let numbers = 2 * (2 * n * d) + 2 * n * (2 * m + k) + 2 * (m + k) * n;
+    8 * numbers + 4096
+}
+
 /// The tangent basis at `state` (see [`TangentBasis`]). The constraint gradients are
 /// orthonormalized first (dependent ones: [`Error::SingularJacobian`]); then the unit vectors of
 /// `(q, v)`, in order, are made orthogonal to them and to each other, and the first `D`
