@@ -137,6 +137,8 @@ def nmpc_report(target_path):
             calibration = int(w[5]), int(w[7])
         elif w[1:3] == ["nmpc", "workspace"]:
             workspace = int(w[4]), int(w[7])
+        elif w[1:3] == ["nmpc", "model"]:
+            print(f"one step of the prediction model ({w[3]}): {w[5]} instructions")
         elif w[1:3] == ["nmpc", "plan"]:
             plan = int(w[4]), int(w[6])
         elif w[1:3] == ["nmpc", "period"]:
@@ -157,7 +159,8 @@ def nmpc_report(target_path):
           "(SysTick on the 1 MHz reference clock under -icount shift=0: 1000 instructions a tick)")
     if workspace:
         print(f"NMPC workspace (Nmpc<3, 1, 4, 50>): {workspace[0]} bytes; "
-              f"the whole hold (workspace, model, plant, costs): {workspace[1]} bytes")
+              f"the rest of the hold (model, plant, costs, state, a reference to the workspace): "
+              f"{workspace[1]} bytes")
     print(f"first plan (solved to convergence): {plan[0]} instructions, stack {plan[1]} bytes")
     counts = [p[1] for p in periods]
     if any(c < 0 for c in counts):
@@ -184,25 +187,30 @@ def main():
 
     text, data, bss = elf_sizes(elf)
     stack = None
-    steps_total = 0
+    nmpc_depth = None
     print(f"flash: {text + data} bytes (text {text} + data {data}); "
           f"static RAM: {data + bss} bytes (data {data} + bss {bss})")
     for words in comments(target_path):
         if words[1:3] == ["stack", "high-water"]:
             stack = int(words[-1])
+        elif words[1:3] == ["stack", "cartpole_nmpc_deepest"]:
+            nmpc_depth = int(words[-1])
+            print(f"stack of the cartpole_nmpc run at its deepest measured call (the hold in "
+                  f"its frame included): {nmpc_depth} bytes")
         elif words[1] == "stack":
             print(f"stack of the {words[2]} run: {words[-1]} bytes")
         if words[1] == "timing" and words[3] == "steps":
             run, steps, cs = words[2], int(words[4]), int(words[6])
-            steps_total += steps
             rate = magnitude(steps * 100 / cs) if cs > 0 else f"> {magnitude(steps * 100)}"
             print(f"steps/s under emulation, {run}: {rate} "
                   f"({steps} steps in {cs / 100:.2f} s of emulator CPU time)")
     if stack is not None:
-        print(f"stack high-water mark: {stack} bytes; RAM in use at most {data + bss + stack} bytes")
-    if steps_total:
-        print(f"whole emulator run: {steps_total} steps in {wall:.2f} s wall clock "
-              f"(QEMU start-up and printing included): {magnitude(steps_total / wall)} steps/s")
+        print(f"stack high-water mark of the simulation runs: {stack} bytes")
+        deepest = max(stack, nmpc_depth or 0)
+        print(f"RAM in use at most {data + bss + deepest} bytes (static {data + bss} + stack "
+              f"{deepest})")
+    print(f"whole emulator run: {wall:.2f} s wall clock (QEMU start-up, printing and the "
+          f"NMPC hold included)")
     for words in comments(host_path):
         print("host:", " ".join(words[2:]))
     return 0 if ok else 1

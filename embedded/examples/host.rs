@@ -36,7 +36,8 @@ fn main() -> ExitCode {
         scenario::cartpole_jacobian(&mut out)?;
         // The NMPC hold, its control periods timed alone.
         let mut control_time = std::time::Duration::ZERO;
-        scenario::cartpole_nmpc(&mut out, NmpcHold::plan, |hold| {
+        let mut mpc = Box::new(scenario::nmpc_workspace());
+        scenario::cartpole_nmpc(&mut out, &mut mpc, NmpcHold::plan, |hold| {
             let t = Instant::now();
             let r = hold.control();
             control_time += t.elapsed();

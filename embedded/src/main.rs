@@ -89,6 +89,18 @@ fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), 
         "# icount calibration loop instructions {loop_instructions} counted {}",
         counted.unwrap_or(0)
     )?;
+    // One step of the prediction model, plain and with its linearization: the counts of ten
+    // steps less the count of none (building the integrator, the first basis), over ten.
+    for (name, linearize) in [("step", false), ("linearize", true)] {
+        let ((none, c0), (ten, c10)) = (
+            counter.count(|| scenario::nmpc_model_steps(0, linearize)),
+            counter.count(|| scenario::nmpc_model_steps(10, linearize)),
+        );
+        none?;
+        ten?;
+        let per = c10.zip(c0).map_or(-1, |(a, b)| (a as i64 - b as i64) / 10);
+        writeln!(out, "# nmpc model {name} instructions {per}")?;
+    }
     writeln!(
         out,
         "# nmpc workspace bytes {} hold bytes {}",
@@ -96,22 +108,32 @@ fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), 
         core::mem::size_of::<NmpcHold>()
     )?;
     let counter = core::cell::RefCell::new(counter);
+    // The controller's workspace, here in this frame.
+    let mut mpc = scenario::nmpc_workspace();
     let mut plan = (None, 0);
     let mut periods = [(None, 0, 0); NMPC_PERIODS as usize];
     let mut k = 0;
+    // The deepest stack of the measured calls, counted from the top of the stack: the NMPC
+    // run's RAM (the hold lives in the scenario's frame).
+    let deepest = core::cell::Cell::new(0);
     let t0 = clock_cs();
     scenario::cartpole_nmpc(
         out,
+        &mut mpc,
         |hold| {
             let ((result, instructions), stack) =
                 stack::below_here(|| counter.borrow_mut().count(|| hold.plan()));
-            plan = (instructions, stack?);
+            let (stack, depth) = stack?;
+            deepest.set(deepest.get().max(depth));
+            plan = (instructions, stack);
             result
         },
         |hold| {
             let ((result, instructions), stack) =
                 stack::below_here(|| counter.borrow_mut().count(|| hold.control()));
-            periods[k] = (instructions, stack?, hold.stats.steps);
+            let (stack, depth) = stack?;
+            deepest.set(deepest.get().max(depth));
+            periods[k] = (instructions, stack, hold.stats.steps);
             k += 1;
             result
         },
@@ -129,6 +151,7 @@ fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), 
         show(plan.0),
         plan.1
     )?;
+    writeln!(out, "# stack cartpole_nmpc_deepest bytes {}", deepest.get())?;
     for (k, (instructions, stack, steps)) in periods.iter().enumerate() {
         writeln!(
             out,
@@ -259,13 +282,13 @@ mod stack {
     /// [`below_here`].
     const WINDOW: usize = 512 * 1024;
 
-    /// `f()` and the stack it used below this function's frame, in bytes: the `WINDOW` bytes
-    /// below are painted first and scanned after. `f` using all of them is an error (its use
-    /// is unknown).
+    /// `f()` and the stack it used: below this function's frame, and from the top of the stack
+    /// (all frames, the caller's included), in bytes. The `WINDOW` bytes below are painted
+    /// first and scanned after; `f` using all of them is an error (its use is unknown).
     #[inline(never)]
-    pub fn below_here<R>(f: impl FnOnce() -> R) -> (R, Result<usize, super::RunError>) {
+    pub fn below_here<R>(f: impl FnOnce() -> R) -> (R, Result<(usize, usize), super::RunError>) {
         let top = cortex_m::register::msp::read() as usize;
-        let (bottom, _) = bounds();
+        let (bottom, stack_top) = bounds();
         let lowest = top.saturating_sub(WINDOW).max(bottom);
         // `paint_window`'s own frame stays above `top - 512`.
         paint_window(lowest, top - 512);
@@ -280,7 +303,7 @@ mod stack {
                 "a measured call used the whole painted stack window",
             ))
         } else {
-            Ok(top - p)
+            Ok((top - p, stack_top - p))
         };
         (r, used)
     }

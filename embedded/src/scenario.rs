@@ -331,13 +331,34 @@ const NMPC_LEAN0: f64 = 0.05;
 /// the horizon), a value the caller owns.
 pub type HoldNmpc = Nmpc<3, 1, 4, NMPC_HORIZON>;
 
+/// The hold's start: the pole leaning `NMPC_LEAN0` at rest, the cart at the origin.
+fn nmpc_start() -> State<3> {
+    let l = CartPoleL::default().l;
+    let (sin, cos) = (spark::math::sin(NMPC_LEAN0), spark::math::cos(NMPC_LEAN0));
+    State::new(0.0, [0.0, l * sin, l * cos], [0.0; 3])
+}
+
+/// A fresh workspace for [`cartpole_nmpc`]: the driver from the hold's start with zero inputs
+/// over the horizon, [`NMPC_ITERATIONS`] iterations per period, the default settings. Returned
+/// by value into the caller's place (44 kB on the Cortex-M4F).
+#[inline(never)]
+pub fn nmpc_workspace() -> HoldNmpc {
+    Nmpc::new(
+        &nmpc_start(),
+        [SVector::zeros(); NMPC_HORIZON],
+        NMPC_ITERATIONS,
+        Settings::default(),
+    )
+}
+
 /// The NMPC hold of `examples/cartpole_swingup.rs`, from near upright: the state, the
-/// prediction model, the perturbed plant, the controller and what it applied. Built by
-/// [`NmpcHold::new`], driven by [`cartpole_nmpc`]; [`NmpcHold::control`] is one control period's
-/// computation, the part whose cost and stack the Cortex-M binary measures.
-pub struct NmpcHold {
+/// prediction model, the perturbed plant, the controller (its workspace borrowed from the
+/// caller) and what it applied. Built by [`NmpcHold::new`], driven by [`cartpole_nmpc`];
+/// [`NmpcHold::control`] is one control period's computation, the part whose cost and stack
+/// the Cortex-M binary measures.
+pub struct NmpcHold<'a> {
     /// The controller.
-    pub mpc: HoldNmpc,
+    pub mpc: &'a mut HoldNmpc,
     /// The prediction model (nominal parameters), one `GaussLobatto<2>` step per interval.
     model: Integrator<CartPoleL, GaussLobatto<2>>,
     /// The plant: pole mass +10 %, cart damping +25 %, stepped at `NMPC_PERIOD / 4`.
@@ -372,11 +393,11 @@ fn hold_weights(w: f64, w_cart: f64, w_vel: f64) -> SMatrix<f64, 6, 6> {
     q
 }
 
-impl NmpcHold {
+impl<'a> NmpcHold<'a> {
     /// The hold from the pole leaning `NMPC_LEAN0` at rest, with the costs and bounds
-    /// (|u| ≤ 20 N) of `examples/cartpole_swingup.rs` and zero inputs over the horizon; no
-    /// solve yet ([`NmpcHold::plan`]).
-    pub fn new() -> Result<Self, RunError> {
+    /// (|u| ≤ 20 N) of `examples/cartpole_swingup.rs`, driven by `mpc` (a fresh
+    /// [`nmpc_workspace`]); no solve yet ([`NmpcHold::plan`]).
+    pub fn new(mpc: &'a mut HoldNmpc) -> Result<Self, RunError> {
         let p = CartPoleL::default();
         let model = Integrator::<CartPoleL, GaussLobatto<2>>::new(p, NMPC_PERIOD)?;
         let perturbed = CartPoleL {
@@ -388,8 +409,7 @@ impl NmpcHold {
             perturbed,
             NMPC_PERIOD / f64::from(NMPC_PLANT_STEPS),
         )?;
-        let (sin, cos) = (spark::math::sin(NMPC_LEAN0), spark::math::cos(NMPC_LEAN0));
-        let state = State::new(0.0, [0.0, p.l * sin, p.l * cos], [0.0; 3]);
+        let state = nmpc_start();
         let cost = Quadratic::<6, 1> {
             q: hold_weights(10.0, 1.0, 0.1),
             r: SMatrix::identity() * 1e-2,
@@ -397,14 +417,8 @@ impl NmpcHold {
             x_ref: SVector::from([0.0, 0.0, p.l, 0.0, 0.0, 0.0]),
             u_ref: SVector::zeros(),
         };
-        let settings = Settings::default();
         Ok(Self {
-            mpc: Nmpc::new(
-                &state,
-                [SVector::zeros(); NMPC_HORIZON],
-                NMPC_ITERATIONS,
-                settings,
-            ),
+            mpc,
             model,
             plant,
             state,
@@ -460,17 +474,19 @@ impl NmpcHold {
 /// ```
 ///
 /// and a last line with the largest |lean| over the last second, the largest |u| and the
-/// plant's largest constraint residual. The first plan is solved by `plan(&mut hold)`
+/// plant's largest constraint residual. `mpc` is the controller's workspace, owned by the
+/// caller (a fresh [`nmpc_workspace`]). The first plan is solved by `plan(&mut hold)`
 /// (normally [`NmpcHold::plan`]) and each period's input computed by `control(&mut hold)`
 /// (normally [`NmpcHold::control`]): the Cortex-M binary wraps both to count their
 /// instructions and measure their stack. Fails unless the lean stays within 0.01 rad over the last second, the
 /// inputs within their bound and the plant on its constraint (residuals below 1e-12).
 pub fn cartpole_nmpc<W: Write>(
     out: &mut W,
+    mpc: &mut HoldNmpc,
     plan: impl FnOnce(&mut NmpcHold) -> Result<usize, RunError>,
     mut control: impl FnMut(&mut NmpcHold) -> Result<(), RunError>,
 ) -> Result<(), RunError> {
-    let mut hold = NmpcHold::new()?;
+    let mut hold = NmpcHold::new(mpc)?;
     let iterations = plan(&mut hold)?;
     writeln!(
         out,
@@ -518,4 +534,28 @@ pub fn cartpole_nmpc<W: Write>(
         ));
     }
     Ok(())
+}
+
+/// `n` steps of the NMPC's prediction model (`GaussLobatto<2>`, h = 20 ms, `u = 1`) from the
+/// hold's start: plain steps, or (`linearize`) steps with their reduced linearization on
+/// aligned tangent bases (`Integrator::linearize`, what a rollout does for each interval).
+/// Returns the end state's cart position. For counting the instructions of one step (the
+/// Cortex-M binary counts `n = 0` and `n = 10`).
+#[inline(never)]
+pub fn nmpc_model_steps(n: u32, linearize: bool) -> Result<f64, RunError> {
+    let p = CartPoleL {
+        u: 1.0,
+        ..CartPoleL::default()
+    };
+    let mut sim = Integrator::<CartPoleL, GaussLobatto<2>>::new(p, NMPC_PERIOD)?;
+    let mut s = nmpc_start();
+    let mut basis = sim.tangent(&s)?;
+    for _ in 0..n {
+        if linearize {
+            basis = sim.linearize(&mut s, &basis)?.basis;
+        } else {
+            sim.step(&mut s)?;
+        }
+    }
+    Ok(s.q[0])
 }
