@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use spark_embedded::scenario::{self, NmpcHold};
+use spark_embedded::scenario;
 
 /// Standard output as a `core::fmt::Write`, the interface the scenario prints to.
 struct Stdout(std::io::StdoutLock<'static>);
@@ -37,12 +37,17 @@ fn main() -> ExitCode {
         // The NMPC hold, its control periods timed alone.
         let mut control_time = std::time::Duration::ZERO;
         let mut mpc = Box::new(scenario::nmpc_workspace());
-        scenario::cartpole_nmpc(&mut out, &mut mpc, NmpcHold::plan, |hold| {
-            let t = Instant::now();
-            let r = hold.control();
-            control_time += t.elapsed();
-            r
-        })?;
+        scenario::cartpole_nmpc(
+            &mut out,
+            &mut mpc,
+            |hold| hold.plan(),
+            |hold| {
+                let t = Instant::now();
+                let r = hold.control();
+                control_time += t.elapsed();
+                r
+            },
+        )?;
         Ok((p, t1 - t0, d, t2 - t1, c, tc, k, tk, control_time))
     });
     match runs {
