@@ -174,7 +174,17 @@ def nmpc_report(target_path):
     print(f"NMPC control period ({len(periods)} periods): instructions min {counts[0]}, "
           f"median {median}, max {counts[-1]}; steps with Jacobian min {steps[0]}, "
           f"median {steps[len(steps) // 2]}, max {steps[-1]}; "
-          f"instructions per step, median {per_step[len(per_step) // 2]:.0f}")
+          f"instructions per step with Jacobian (the whole period's), median "
+          f"{per_step[len(per_step) // 2]:.0f}")
+    # The periods of the usual step count (the warm start and one line-search trial per
+    # iteration) apart from those whose line search backtracked.
+    usual = max(set(steps), key=steps.count)
+    typical = sorted(p[1] for p in periods if p[3] == usual and p[1] >= 0)
+    others = sorted(p[3] for p in periods if p[3] != usual)
+    if typical:
+        print(f"  {len(typical)} periods of {usual} steps: {typical[0]} to {typical[-1]} "
+              f"instructions; the other {len(others)} periods took "
+              f"{', '.join(str(n) for n in others)} steps")
     print(f"NMPC control period stack: {min(stacks)} to {max(stacks)} bytes")
     return ok
 
@@ -195,8 +205,8 @@ def main():
             stack = int(words[-1])
         elif words[1:3] == ["stack", "cartpole_nmpc_deepest"]:
             nmpc_depth = int(words[-1])
-            print(f"stack of the cartpole_nmpc run at its deepest measured call (the hold in "
-                  f"its frame included): {nmpc_depth} bytes")
+            print(f"stack of the cartpole_nmpc run at its deepest measured call (the workspace "
+                  f"in its caller's frame included): {nmpc_depth} bytes")
         elif words[1] == "stack":
             print(f"stack of the {words[2]} run: {words[-1]} bytes")
         if words[1] == "timing" and words[3] == "steps":
