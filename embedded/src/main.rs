@@ -114,7 +114,7 @@ fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), 
     let mut periods = [(None, 0, 0); NMPC_PERIODS as usize];
     let mut k = 0;
     // The deepest stack of the measured calls, counted from the top of the stack: the NMPC
-    // run's RAM (the hold lives in the scenario's frame).
+    // run's RAM (the workspace lives in this frame).
     let deepest = core::cell::Cell::new(0);
     let t0 = clock_cs();
     scenario::cartpole_nmpc(
@@ -167,8 +167,8 @@ fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), 
 /// board's reference clock (1 MHz on `mps2-an386`), then counts one tick per 1000
 /// instructions, down from 2^24 − 1 without interrupts: a count is restarted for each call and
 /// reaches 16.7·10⁹ instructions before it would wrap, which `COUNTFLAG` detects. (The
-/// Cortex-M4's cycle counter, DWT `CYCCNT`, is not emulated by QEMU; the 25 MHz processor clock
-/// would count to the instruction's 40 but wrap after 671·10⁶.) [`Counter::calibrate`] checks
+/// Cortex-M4's cycle counter, DWT `CYCCNT`, is not emulated by QEMU; SysTick on the 25 MHz
+/// processor clock would resolve 40 instructions but wrap after 671·10⁶.) [`Counter::calibrate`] checks
 /// the ratio on a loop of known length.
 mod icount {
     use cortex_m::peripheral::syst::SystClkSource;

@@ -367,7 +367,7 @@ pub struct NmpcHold<'a> {
     pub state: State<3>,
     cost: Quadratic<6, 1>,
     bounds: Bounds<1>,
-    /// The input of the current period and what computing it cost.
+    /// The input of the current period.
     pub u: f64,
     /// What the last [`NmpcHold::control`] cost.
     pub stats: NmpcStats,
