@@ -15,6 +15,8 @@ TOL = 1e-12
 # The lines the scenario prints (src/scenario.rs: STEPS = 1000, EVERY = 100).
 RUNS = ("pendulum", "double_pendulum", "cartpole", "chain3d")
 STEPS, EVERY = 1000, 100
+# The NMPC hold's control periods (src/scenario.rs: NMPC_PERIODS).
+NMPC_PERIODS = 100
 
 
 def results(path):
@@ -52,6 +54,10 @@ def compare(target_path, host_path):
     expected.append(("chain3d_one_step", "done", "z"))
     # One step's Jacobian of the controlled cart-pole, six rows.
     expected += [("cartpole_jacobian", "row", str(k)) for k in range(6)]
+    # The NMPC hold: the first plan, every control period, the summary.
+    expected.append(("cartpole_nmpc", "plan", "iterations"))
+    expected += [("cartpole_nmpc", "period", str(k)) for k in range(NMPC_PERIODS)]
+    expected.append(("cartpole_nmpc", "done", "periods"))
     ok = True
     worst, worst_at, numbers, identical = 0.0, None, 0, 0
     for key in expected:
@@ -121,32 +127,100 @@ def magnitude(x):
     return f"{x:.1e}"
 
 
+def nmpc_report(target_path):
+    """The NMPC hold's instructions and stack per control period, from the target's '#' lines.
+    Returns False if the instruction counter failed its calibration or a count is missing."""
+    ok = True
+    periods, plan, workspace, calibration = [], None, None, None
+    for w in comments(target_path):
+        if w[1:3] == ["icount", "calibration"]:
+            calibration = int(w[5]), int(w[7])
+        elif w[1:3] == ["nmpc", "workspace"]:
+            workspace = int(w[4]), int(w[7])
+        elif w[1:3] == ["nmpc", "model"]:
+            print(f"one step of the prediction model ({w[3]}): {w[5]} instructions")
+        elif w[1:3] == ["nmpc", "plan"]:
+            plan = int(w[4]), int(w[6])
+        elif w[1:3] == ["nmpc", "period"]:
+            periods.append((int(w[3]), int(w[5]), int(w[7]), int(w[9])))
+        elif w[1:3] == ["timing", "cartpole_nmpc"]:
+            print(f"NMPC hold under emulation: {w[4]} control periods in {int(w[6]) / 100:.2f} s "
+                  "of emulator CPU time")
+    if calibration is None or not periods or plan is None:
+        print("MISSING: the NMPC hold's instruction and stack report")
+        return False
+    expected, counted = calibration
+    # The count is to a SysTick tick (1000 instructions).
+    if abs(counted - expected) > 1000:
+        print(f"FAILED: the instruction counter counted {counted} for a loop of {expected} "
+              "instructions (is qemu running with -icount shift=0?)")
+        return False
+    print(f"instruction counter: a loop of {expected} instructions counted as {counted} "
+          "(SysTick on the 1 MHz reference clock under -icount shift=0: 1000 instructions a tick)")
+    if workspace:
+        print(f"NMPC workspace (Nmpc<3, 1, 4, 50>): {workspace[0]} bytes; "
+              f"the rest of the hold (model, plant, costs, state, a reference to the workspace): "
+              f"{workspace[1]} bytes")
+    print(f"first plan (solved to convergence): {plan[0]} instructions, stack {plan[1]} bytes")
+    counts = [p[1] for p in periods]
+    if any(c < 0 for c in counts):
+        print("FAILED: an instruction count wrapped")
+        ok = False
+    counts = sorted(c for c in counts if c >= 0)
+    steps = sorted(p[3] for p in periods)
+    per_step = sorted(p[1] / p[3] for p in periods if p[1] >= 0 and p[3] > 0)
+    stacks = [p[2] for p in periods]
+    median = counts[len(counts) // 2]
+    print(f"NMPC control period ({len(periods)} periods): instructions min {counts[0]}, "
+          f"median {median}, max {counts[-1]}; steps with Jacobian min {steps[0]}, "
+          f"median {steps[len(steps) // 2]}, max {steps[-1]}; "
+          f"instructions per step with Jacobian (the whole period's), median "
+          f"{per_step[len(per_step) // 2]:.0f}")
+    # The periods of the usual step count (the warm start and one line-search trial per
+    # iteration) apart from those whose line search backtracked.
+    usual = max(set(steps), key=steps.count)
+    typical = sorted(p[1] for p in periods if p[3] == usual and p[1] >= 0)
+    others = sorted(p[3] for p in periods if p[3] != usual)
+    if typical:
+        print(f"  {len(typical)} periods of {usual} steps: {typical[0]} to {typical[-1]} "
+              f"instructions; the other {len(others)} periods took "
+              f"{', '.join(str(n) for n in others)} steps")
+    print(f"NMPC control period stack: {min(stacks)} to {max(stacks)} bytes")
+    return ok
+
+
 def main():
     target_path, host_path, elf, wall = sys.argv[1:5]
     wall = float(wall)
     ok = compare(target_path, host_path)
+    ok = nmpc_report(target_path) and ok
 
     text, data, bss = elf_sizes(elf)
     stack = None
-    steps_total = 0
+    nmpc_depth = None
     print(f"flash: {text + data} bytes (text {text} + data {data}); "
           f"static RAM: {data + bss} bytes (data {data} + bss {bss})")
     for words in comments(target_path):
         if words[1:3] == ["stack", "high-water"]:
             stack = int(words[-1])
+        elif words[1:3] == ["stack", "cartpole_nmpc_deepest"]:
+            nmpc_depth = int(words[-1])
+            print(f"stack of the cartpole_nmpc run at its deepest measured call (the workspace "
+                  f"in its caller's frame included): {nmpc_depth} bytes")
         elif words[1] == "stack":
             print(f"stack of the {words[2]} run: {words[-1]} bytes")
-        if words[1] == "timing":
+        if words[1] == "timing" and words[3] == "steps":
             run, steps, cs = words[2], int(words[4]), int(words[6])
-            steps_total += steps
             rate = magnitude(steps * 100 / cs) if cs > 0 else f"> {magnitude(steps * 100)}"
             print(f"steps/s under emulation, {run}: {rate} "
                   f"({steps} steps in {cs / 100:.2f} s of emulator CPU time)")
     if stack is not None:
-        print(f"stack high-water mark: {stack} bytes; RAM in use at most {data + bss + stack} bytes")
-    if steps_total:
-        print(f"whole emulator run: {steps_total} steps in {wall:.2f} s wall clock "
-              f"(QEMU start-up and printing included): {magnitude(steps_total / wall)} steps/s")
+        print(f"stack high-water mark of the simulation runs: {stack} bytes")
+        deepest = max(stack, nmpc_depth or 0)
+        print(f"RAM in use at most {data + bss + deepest} bytes (static {data + bss} + stack "
+              f"{deepest})")
+    print(f"whole emulator run: {wall:.2f} s wall clock (QEMU start-up, printing and the "
+          f"NMPC hold included)")
     for words in comments(host_path):
         print("host:", " ".join(words[2:]))
     return 0 if ok else 1

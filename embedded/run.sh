@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Runs spark's pendulum and double pendulum on an emulated Cortex-M4F and checks them against
-# the host. From a clean checkout: `bash embedded/run.sh`.
+# Runs spark's scenarios (pendulum, double pendulum, controlled cart-pole, 3D chain, the
+# cart-pole's step Jacobian, the cart-pole's NMPC hold) on an emulated Cortex-M4F and checks
+# them against the host. From a clean checkout: `bash embedded/run.sh`.
 #
 # 1. Installs what is missing: the thumbv7em-none-eabihf target (rustup) and qemu-system-arm
 #    (apt; run as root, or with the package already installed).
 # 2. Builds the Cortex-M binary and the host example of the same scenario, both in release mode.
 # 3. Runs the binary under qemu-system-arm (mps2-an386, a Cortex-M4 with FPU), printing over
-#    semihosting, and the host example.
+#    semihosting, with `-icount shift=0` (the virtual clock advances 1 ns per instruction, so the
+#    binary counts the NMPC's instructions with SysTick), and the host example.
 # 4. check.py compares every number (|target - host| / (1 + |host|) <= 1e-12, no line missing)
-#    and prints flash/RAM use and steps per second under emulation.
+#    and prints flash/RAM use, steps per second under emulation, and the NMPC's instructions and
+#    stack per control period (it fails if the instruction counter's calibration is off).
 # Exits 0 when everything matched, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -45,7 +48,7 @@ trap 'rm -rf "$OUT"' EXIT
 echo "== $TARGET under qemu-system-arm -machine $MACHINE"
 start=$(date +%s.%N)
 set +e
-timeout "$TIMEOUT_S" qemu-system-arm -machine "$MACHINE" -cpu cortex-m4 -nographic \
+timeout "$TIMEOUT_S" qemu-system-arm -machine "$MACHINE" -cpu cortex-m4 -nographic -icount shift=0 \
     -semihosting-config enable=on,target=native -kernel "$ELF" \
     </dev/null >"$OUT/target.txt"
 status=$?

@@ -34,10 +34,24 @@ fn main() -> ExitCode {
         let z = scenario::chain3d_step()?;
         fmt::Write::write_fmt(&mut out, format_args!("chain3d_one_step done z {z:.16e}\n"))?;
         scenario::cartpole_jacobian(&mut out)?;
-        Ok((p, t1 - t0, d, t2 - t1, c, tc, k, tk))
+        // The NMPC hold, its control periods timed alone.
+        let mut control_time = std::time::Duration::ZERO;
+        let mut mpc = Box::new(scenario::nmpc_workspace());
+        scenario::cartpole_nmpc(
+            &mut out,
+            &mut mpc,
+            |hold| hold.plan(),
+            |hold| {
+                let t = Instant::now();
+                let r = hold.control();
+                control_time += t.elapsed();
+                r
+            },
+        )?;
+        Ok((p, t1 - t0, d, t2 - t1, c, tc, k, tk, control_time))
     });
     match runs {
-        Ok((p, tp, d, td, c, tc, k, tk)) => {
+        Ok((p, tp, d, td, c, tc, k, tk, tn)) => {
             println!(
                 "# host pendulum {:.0} steps/s",
                 f64::from(p.steps) / tp.as_secs_f64()
@@ -53,6 +67,10 @@ fn main() -> ExitCode {
             println!(
                 "# host chain3d {:.0} steps/s",
                 f64::from(k.steps) / tk.as_secs_f64()
+            );
+            println!(
+                "# host cartpole_nmpc {:.3} ms per control period",
+                tn.as_secs_f64() * 1e3 / f64::from(scenario::NMPC_PERIODS)
             );
             ExitCode::SUCCESS
         }

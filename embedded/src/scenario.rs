@@ -12,6 +12,11 @@
 
 use core::fmt::{self, Write};
 
+use spark::control::cost::Quadratic;
+use spark::control::error::ControlError;
+use spark::control::ilqr::{Bounds, Settings};
+use spark::control::nmpc::{Nmpc, NmpcStats};
+use spark::nalgebra::{SMatrix, SVector};
 use spark::{GaussLobatto, Integrator, Lagrangian, Method, State};
 
 spark::mechanics! {
@@ -56,6 +61,22 @@ spark::mechanics! {
     }
 }
 
+spark::mechanics! {
+    /// The cart-pole of `examples/models/cartpole.rs` (and `examples/cartpole_swingup.rs`): a
+    /// damped cart, a point mass on a massless rod of length `l`, the force `u` on the cart.
+    /// Upright is `x = xc`, `y = l`.
+    pub struct CartPoleL {
+        coordinates: [xc, x, y],
+        velocities: [vc, vx, vy],
+        parameters: [mc = 1.0, m = 0.2, l = 0.5, g = 9.81, c = 0.4],
+        inputs: [u],
+        lagrangian: 0.5 * mc * vc.powi(2) + 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        forces: [u, 0.0, 0.0],
+        dissipation: 0.5 * c * vc.powi(2),
+        holonomic: [(x - xc).powi(2) + y.powi(2) - l.powi(2)],
+    }
+}
+
 // `chain!`: the 3D chain of unit point masses on unit rods of `examples/chain3d.rs`.
 include!("../../examples/models/chain3d.rs");
 
@@ -74,8 +95,18 @@ pub const EVERY: u32 = 100;
 pub enum RunError {
     /// The integrator failed.
     Spark(spark::Error),
+    /// The control layer failed.
+    Control(ControlError),
     /// Writing a line failed.
     Output,
+    /// A run finished but missed what it must show.
+    Requirement(&'static str),
+}
+
+impl From<ControlError> for RunError {
+    fn from(e: ControlError) -> Self {
+        RunError::Control(e)
+    }
 }
 
 impl From<spark::Error> for RunError {
@@ -94,7 +125,9 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Spark(e) => write!(f, "{e}"),
+            RunError::Control(e) => write!(f, "{e}"),
             RunError::Output => f.write_str("writing the output failed"),
+            RunError::Requirement(what) => f.write_str(what),
         }
     }
 }
@@ -274,4 +307,255 @@ where
         steps: STEPS,
         newton_iterations,
     })
+}
+
+/// The NMPC horizon of [`cartpole_nmpc`]: intervals of [`NMPC_PERIOD`] (1 s).
+pub const NMPC_HORIZON: usize = 50;
+
+/// Real-time iterations per control period.
+pub const NMPC_ITERATIONS: usize = 2;
+
+/// The control period (s), also the prediction model's step.
+pub const NMPC_PERIOD: f64 = 0.02;
+
+/// Control periods of the hold (3 s).
+pub const NMPC_PERIODS: u32 = 100;
+
+/// Plant steps per control period (the plant is stepped at 5 ms).
+const NMPC_PLANT_STEPS: u32 = 4;
+
+/// The lean at the start (rad), at rest, cart at the origin.
+const NMPC_LEAN0: f64 = 0.05;
+
+/// The NMPC driver of [`cartpole_nmpc`]: its whole workspace (two trajectories and a policy over
+/// the horizon), a value the caller owns.
+pub type HoldNmpc = Nmpc<3, 1, 4, NMPC_HORIZON>;
+
+/// The hold's start: the pole leaning `NMPC_LEAN0` at rest, the cart at the origin.
+fn nmpc_start() -> State<3> {
+    let l = CartPoleL::default().l;
+    let (sin, cos) = (spark::math::sin(NMPC_LEAN0), spark::math::cos(NMPC_LEAN0));
+    State::new(0.0, [0.0, l * sin, l * cos], [0.0; 3])
+}
+
+/// A fresh workspace for [`cartpole_nmpc`]: the driver from the hold's start with zero inputs
+/// over the horizon, [`NMPC_ITERATIONS`] iterations per period, the default settings. Returned
+/// by value into the caller's place (44 kB on the Cortex-M4F).
+#[inline(never)]
+pub fn nmpc_workspace() -> HoldNmpc {
+    Nmpc::new(
+        &nmpc_start(),
+        [SVector::zeros(); NMPC_HORIZON],
+        NMPC_ITERATIONS,
+        Settings::default(),
+    )
+}
+
+/// The NMPC hold of `examples/cartpole_swingup.rs`, from near upright: the state, the
+/// prediction model, the perturbed plant, the controller (its workspace borrowed from the
+/// caller) and what it applied. Built by [`NmpcHold::new`], driven by [`cartpole_nmpc`];
+/// [`NmpcHold::control`] is one control period's computation, the part whose cost and stack
+/// the Cortex-M binary measures.
+pub struct NmpcHold<'a> {
+    /// The controller.
+    pub mpc: &'a mut HoldNmpc,
+    /// The prediction model (nominal parameters), one `GaussLobatto<2>` step per interval.
+    model: Integrator<CartPoleL, GaussLobatto<2>>,
+    /// The plant: pole mass +10 %, cart damping +25 %, stepped at `NMPC_PERIOD / 4`.
+    plant: Integrator<CartPoleL, GaussLobatto<2>>,
+    /// The plant's state.
+    pub state: State<3>,
+    cost: Quadratic<6, 1>,
+    bounds: Bounds<1>,
+    /// The input of the current period.
+    pub u: f64,
+    /// What the last [`NmpcHold::control`] cost.
+    pub stats: NmpcStats,
+}
+
+/// The lean from upright of a cart-pole state (rad).
+fn lean(s: &State<3>) -> f64 {
+    spark::math::atan2(s.q[1] - s.q[0], s.q[2])
+}
+
+/// The tip's offset from upright `(x − xc, y − l)` weighed with `w`, the cart position with
+/// `w_cart`, the velocities with `w_vel` (the weights of `examples/cartpole_swingup.rs`).
+fn hold_weights(w: f64, w_cart: f64, w_vel: f64) -> SMatrix<f64, 6, 6> {
+    let mut q = SMatrix::<f64, 6, 6>::zeros();
+    q[(0, 0)] = w + w_cart;
+    q[(1, 1)] = w;
+    q[(0, 1)] = -w;
+    q[(1, 0)] = -w;
+    q[(2, 2)] = w;
+    for i in 3..6 {
+        q[(i, i)] = w_vel;
+    }
+    q
+}
+
+impl<'a> NmpcHold<'a> {
+    /// The hold from the pole leaning `NMPC_LEAN0` at rest, with the costs and bounds
+    /// (|u| ≤ 20 N) of `examples/cartpole_swingup.rs`, driven by `mpc` (a fresh
+    /// [`nmpc_workspace`]); no solve yet ([`NmpcHold::plan`]).
+    pub fn new(mpc: &'a mut HoldNmpc) -> Result<Self, RunError> {
+        let p = CartPoleL::default();
+        let model = Integrator::<CartPoleL, GaussLobatto<2>>::new(p, NMPC_PERIOD)?;
+        let perturbed = CartPoleL {
+            m: p.m * 1.1,
+            c: p.c * 1.25,
+            ..p
+        };
+        let plant = Integrator::<CartPoleL, GaussLobatto<2>>::new(
+            perturbed,
+            NMPC_PERIOD / f64::from(NMPC_PLANT_STEPS),
+        )?;
+        let state = nmpc_start();
+        let cost = Quadratic::<6, 1> {
+            q: hold_weights(10.0, 1.0, 0.1),
+            r: SMatrix::identity() * 1e-2,
+            qf: hold_weights(100.0, 10.0, 1.0),
+            x_ref: SVector::from([0.0, 0.0, p.l, 0.0, 0.0, 0.0]),
+            u_ref: SVector::zeros(),
+        };
+        Ok(Self {
+            mpc,
+            model,
+            plant,
+            state,
+            cost,
+            bounds: Bounds::symmetric(20.0),
+            u: 0.0,
+            stats: NmpcStats::default(),
+        })
+    }
+
+    /// The first plan, solved to convergence in place from the start state (the driver's first
+    /// period then rolls its inputs out again from the same state and iterates on). Returns
+    /// the iterations.
+    #[inline(never)]
+    pub fn plan(&mut self) -> Result<usize, RunError> {
+        let solver = &mut self.mpc.solver;
+        let settings = &self.mpc.settings;
+        solver.initialize(&mut self.model, &self.cost, &self.bounds)?;
+        let (_, iterations) = solver.solve(&mut self.model, &self.cost, &self.bounds, settings)?;
+        Ok(iterations)
+    }
+
+    /// One control period's computation: the NMPC input for the current state (shift, warm
+    /// start by the previous policy, `NMPC_ITERATIONS` iterations).
+    #[inline(never)]
+    pub fn control(&mut self) -> Result<(), RunError> {
+        let (u, stats) =
+            self.mpc
+                .control(&mut self.model, &self.cost, &self.bounds, &self.state)?;
+        self.u = u[0];
+        self.stats = stats;
+        Ok(())
+    }
+
+    /// Applies the current input to the plant over one control period.
+    fn apply(&mut self) -> Result<(), RunError> {
+        self.plant.system_mut().u = self.u;
+        for _ in 0..NMPC_PLANT_STEPS {
+            self.plant.step(&mut self.state)?;
+        }
+        Ok(())
+    }
+}
+
+/// The NMPC hold: the cart-pole (holonomic constraint, Cartesian coordinates) released at rest
+/// leaning 0.1 rad, held upright for [`NMPC_PERIODS`] periods of 20 ms by [`HoldNmpc`]
+/// (horizon [`NMPC_HORIZON`], [`NMPC_ITERATIONS`] real-time iterations per period, |u| ≤ 20 N)
+/// on a perturbed plant (pole mass +10 %, cart damping +25 %). Prints the first plan, then one
+/// line per period
+///
+/// ```text
+/// cartpole_nmpc period <k> t <t> u <u> lean <lean at the period's start> xc <cart> cost <J> steps <n> qp <n>
+/// ```
+///
+/// and a last line with the largest |lean| over the last second, the largest |u| and the
+/// plant's largest constraint residual. `mpc` is the controller's workspace, owned by the
+/// caller (a fresh [`nmpc_workspace`]). The first plan is solved by `plan(&mut hold)`
+/// (normally [`NmpcHold::plan`]) and each period's input computed by `control(&mut hold)`
+/// (normally [`NmpcHold::control`]): the Cortex-M binary wraps both to count their
+/// instructions and measure their stack. Fails unless the lean stays within 0.01 rad over the last second, the
+/// inputs within their bound and the plant on its constraint (residuals below 1e-12).
+pub fn cartpole_nmpc<W: Write>(
+    out: &mut W,
+    mpc: &mut HoldNmpc,
+    plan: impl FnOnce(&mut NmpcHold) -> Result<usize, RunError>,
+    mut control: impl FnMut(&mut NmpcHold) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    let mut hold = NmpcHold::new(mpc)?;
+    let iterations = plan(&mut hold)?;
+    writeln!(
+        out,
+        "cartpole_nmpc plan iterations {iterations} cost {:.16e}",
+        hold.mpc.solver.nominal.cost
+    )?;
+    let last_second = NMPC_PERIODS - (1.0 / NMPC_PERIOD) as u32;
+    let (mut worst, mut umax, mut residual) = (0.0f64, 0.0f64, 0.0f64);
+    for k in 0..NMPC_PERIODS {
+        let th = lean(&hold.state);
+        if k >= last_second {
+            worst = worst.max(th.abs());
+        }
+        control(&mut hold)?;
+        umax = umax.max(hold.u.abs());
+        writeln!(
+            out,
+            "cartpole_nmpc period {k} t {:.16e} u {:.16e} lean {th:.16e} xc {:.16e} cost {:.16e} \
+             steps {} qp {}",
+            hold.state.t,
+            hold.u,
+            hold.state.q[0],
+            hold.stats.cost,
+            hold.stats.steps,
+            hold.stats.qp_iterations
+        )?;
+        hold.apply()?;
+        let (g, gv) = hold.plant.constraint_residual(&hold.state);
+        residual = residual.max(g).max(gv);
+    }
+    worst = worst.max(lean(&hold.state).abs());
+    writeln!(
+        out,
+        "cartpole_nmpc done periods {NMPC_PERIODS} lean_last_second {worst:.16e} max_u {umax:.16e} \
+         residual {residual:.16e}"
+    )?;
+    if worst > 0.01 {
+        return Err(RunError::Requirement(
+            "the NMPC hold left 0.01 rad of upright in its last second",
+        ));
+    }
+    if umax > 20.0 || residual > 1e-12 {
+        return Err(RunError::Requirement(
+            "the NMPC hold broke its input bound or left the constraint",
+        ));
+    }
+    Ok(())
+}
+
+/// `n` steps of the NMPC's prediction model (`GaussLobatto<2>`, h = 20 ms, `u = 1`) from the
+/// hold's start: plain steps, or (`linearize`) steps with their reduced linearization on
+/// aligned tangent bases (`Integrator::linearize`, what a rollout does for each interval).
+/// Returns the end state's cart position. For counting the instructions of one step (the
+/// Cortex-M binary counts `n = 0` and `n = 10`).
+#[inline(never)]
+pub fn nmpc_model_steps(n: u32, linearize: bool) -> Result<f64, RunError> {
+    let p = CartPoleL {
+        u: 1.0,
+        ..CartPoleL::default()
+    };
+    let mut sim = Integrator::<CartPoleL, GaussLobatto<2>>::new(p, NMPC_PERIOD)?;
+    let mut s = nmpc_start();
+    let mut basis = sim.tangent(&s)?;
+    for _ in 0..n {
+        if linearize {
+            basis = sim.linearize(&mut s, &basis)?.basis;
+        } else {
+            sim.step(&mut s)?;
+        }
+    }
+    Ok(s.q[0])
 }
