@@ -1,6 +1,6 @@
 //! Steps per second of (s,s)-Gauss-Lobatto SPARK on the pendulum and the seven-body mechanism.
 //!
-//! `cargo bench --bench steps`
+//! `cargo bench -p spark-examples --bench steps`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use spark::{GaussLobatto, Integrator, Method, State};

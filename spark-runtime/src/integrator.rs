@@ -537,7 +537,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     }
 
     /// The stack, in bytes, that [`Integrator::tangent_basis`] is estimated to take on this
-    /// model (optimized builds; about `32 N D` bytes plus the constraint gradients), checked
+    /// model (optimized builds; about `64 N D` bytes plus the constraint gradients), checked
     /// against [`Options::jacobian_stack_limit`].
     ///
     /// ```
@@ -553,7 +553,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// // (`Pendulum` as in the example of [`Integrator`].)
     /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.01).unwrap();
     /// let need = sim.tangent_basis_stack_estimate::<2, 1, 0, 2>();
-    /// assert!(need < 8 << 10);
+    /// assert!(need < 16 << 10);
     /// // Below the estimate the call is refused.
     /// let sim = sim.with_options(Options { jacobian_stack_limit: need - 1, ..Options::default() });
     /// let s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
