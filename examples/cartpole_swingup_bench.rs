@@ -175,9 +175,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let cost = run.trace.last().map_or(f64::NAN, |x| x.2);
         println!(
-            "  {name}: {} iterations, cost {cost:.9e}, {:.1} ms CPU, {:.1} ms wall (medians of \
-             {repeats})",
+            "  {name}: {} iterations, cost {cost:.9e}, final lean {:+.2e} rad, {} inputs at a \
+             bound, {:.1} ms CPU, {:.1} ms wall (medians of {repeats})",
             run.iterations,
+            run.states.last().map_or(f64::NAN, |z| z[1]),
+            run.controls
+                .iter()
+                .filter(|u| u[0].abs() >= U_MAX - 1e-6)
+                .count(),
             median(cpus) * 1e3,
             median(times) * 1e3
         );

@@ -19,12 +19,15 @@ Commands (run from the repository root):
   python3 benches/control/casadi_swingup.py tune      # IPOPT options on two guesses
   python3 benches/control/casadi_swingup.py compare   # the table (runs both solvers)
   python3 benches/control/casadi_swingup.py warm      # IPOPT from spark's plan of the example
+  python3 benches/control/casadi_swingup.py others    # fatrop, and IPOPT with jit-compiled C
 `--sub N` (any command): RK4 with N substeps per interval instead of 1.
 `compare` runs `cargo run --release -p spark-examples --example cartpole_swingup_bench` itself
 (3 runs per guess), then IPOPT 3 times per guess with an iteration callback and 3 times without.
 """
 
+import hashlib
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -125,7 +128,7 @@ class Nlp:
             w.append(znext)
             lbw += [-ca.inf] * 4
             ubw += [ca.inf] * 4
-            g.append(step(zk, uk) - znext)
+            g.append(znext - step(zk, uk))
             zk = znext
         j += cost_x(zk, 1e3, 10.0, 10.0)
         self.problem = {"x": ca.vertcat(*w), "f": j, "g": ca.vertcat(*g)}
@@ -157,6 +160,31 @@ class Nlp:
             opts["iteration_callback"] = callback
         return ca.nlpsol("swingup", "ipopt", self.problem, opts)
 
+    def compiled(self, options, callback=None):
+        """IPOPT on the NLP's functions generated as C and compiled (gcc -O1 -shared) into
+        examples/out/swingup_nlp_<hash of the C>.so, kept and reused while the C is the same."""
+        os.makedirs("examples/out", exist_ok=True)
+        t0 = time.perf_counter()
+        name = "swingup_nlp.c"
+        ca.nlpsol("swingup", "ipopt", self.problem).generate_dependencies(name)
+        generated = time.perf_counter() - t0
+        with open(name, "rb") as fh:
+            key = hashlib.sha1(fh.read()).hexdigest()[:10]
+        so = os.path.abspath(f"examples/out/swingup_nlp_{key}.so")
+        c = so[:-3] + ".c"
+        os.replace(name, c)
+        if not os.path.exists(so):
+            t0 = time.perf_counter()
+            subprocess.run(["gcc", "-O1", "-fPIC", "-shared", c, "-o", so], check=True)
+            print(f"generated {c} in {generated:.1f} s, compiled it (gcc -O1) in "
+                  f"{time.perf_counter() - t0:.1f} s", flush=True)
+        else:
+            print(f"generated {c} in {generated:.1f} s, compiled before", flush=True)
+        opts = {"print_time": False, "record_time": True, "ipopt": dict(options)}
+        if callback is not None:
+            opts["iteration_callback"] = callback
+        return ca.nlpsol("swingup", "ipopt", so, opts)
+
 
 class Recorder(ca.Callback):
     """IPOPT's iteration callback: (wall seconds, process CPU seconds, objective, max |g|) per
@@ -168,7 +196,9 @@ class Recorder(ca.Callback):
         self.reset()
         self.construct("recorder", {})
 
-    def reset(self):
+    def reset(self, on=True):
+        """Starts a new record; with `on` false, the callback returns at once (untimed runs)."""
+        self.on = on
         self.start, self.cpu0, self.rows = time.perf_counter(), time.process_time(), []
         self.spent, self.spent_cpu = 0.0, 0.0
 
@@ -195,6 +225,8 @@ class Recorder(ca.Callback):
         return ca.Sparsity(0, 0)
 
     def eval(self, arg):
+        if not self.on:
+            return [0]
         t, c = time.perf_counter(), time.process_time()
         g = np.asarray(arg[ca.nlpsol_out().index("g")]).flatten()
         viol = float(np.abs(g).max()) if g.size else 0.0
@@ -297,9 +329,9 @@ def check():
               f"{(r['cost'] - j_spark) / j_spark:+.1e}), {r['iters']} it")
 
 
-def solve(nlp, solver, w0, recorder=None):
+def solve(nlp, solver, w0, recorder=None, record=True):
     if recorder is not None:
-        recorder.reset()
+        recorder.reset(record)
     t0 = time.perf_counter()
     r = solver(x0=w0, lbx=nlp.lbw, ubx=nlp.ubw, lbg=0, ubg=0)
     wall = time.perf_counter() - t0
@@ -313,7 +345,7 @@ def solve(nlp, solver, w0, recorder=None):
         "wall": wall,
         "t_wall_total": st.get("t_wall_total", float("nan")),
         "t_proc_total": st.get("t_proc_total", float("nan")),
-        "trace": list(recorder.rows) if recorder is not None else None,
+        "trace": list(recorder.rows) if recorder is not None and record else None,
     }
 
 
@@ -373,7 +405,7 @@ def medians(values):
 
 
 def fmt(t):
-    """CPU / wall in ms."""
+    """`CPU / wall` in ms."""
     return "never" if t is None else f"{t[1] * 1e3:.0f} / {t[0] * 1e3:.0f}"
 
 
@@ -383,29 +415,38 @@ def compare():
     nlp = Nlp()
     recorder = Recorder(nlp.problem["x"].numel(), nlp.ng)
     t0 = time.perf_counter()
-    plain = nlp.solver(OPTIONS)
-    traced = nlp.solver(OPTIONS, recorder)
-    print(f"CasADi {ca.__version__}: SX NLP (RK4 x {SUB}) built in {nlp.built * 1e3:.0f} ms, two "
-          f"IPOPT solvers created in {(time.perf_counter() - t0) * 1e3:.0f} ms; options "
-          f"{OPTIONS}", flush=True)
-    ipopt = {}
+    builds = {"SX": nlp.solver(OPTIONS, recorder)}
+    created = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    builds["C"] = nlp.compiled(OPTIONS, recorder)
+    print(f"CasADi {ca.__version__}: SX NLP (RK4 x {SUB}) built in {nlp.built * 1e3:.0f} ms, "
+          f"IPOPT on SX created in {created * 1e3:.0f} ms, on the compiled C loaded in "
+          f"{(time.perf_counter() - t0) * 1e3:.0f} ms; options {OPTIONS}", flush=True)
+    # ipopt[build][name] = (untraced runs, traced runs)
+    ipopt = {b: {} for b in builds}
     for name, u in guesses:
         w0 = initial_point(name, u)
-        runs = [solve(nlp, plain, w0) for _ in range(REPEATS)]
-        runs_t = [solve(nlp, traced, w0, recorder) for _ in range(REPEATS)]
-        ipopt[name] = (runs, runs_t)
-        r = runs[0]
-        print(f"  IPOPT {name}: {r['iters']} it, cost {r['cost']:.9e}, max|g| {r['viol']:.1e}, "
-              f"t_wall_total {statistics.median(x['t_wall_total'] for x in runs) * 1e3:.0f} ms, "
-              f"{r['status']}", flush=True)
+        for b, solver in builds.items():
+            runs = [solve(nlp, solver, w0, recorder, False) for _ in range(REPEATS)]
+            runs_t = [solve(nlp, solver, w0, recorder) for _ in range(REPEATS)]
+            ipopt[b][name] = (runs, runs_t)
+            r = runs[0]
+            zs, us = Nlp.unpack(r["w"])
+            print(f"  IPOPT ({b}) {name}: {r['iters']} it, cost {r['cost']:.9e}, max|g| "
+                  f"{r['viol']:.1e}, final lean {wrap(zs[-1:])[0, 1]:+.2e} rad, "
+                  f"{int(np.sum(np.abs(us) > U_MAX - 1e-6))} inputs at a bound, t_proc_total "
+                  f"{statistics.median(x['t_proc_total'] for x in runs) * 1e3:.0f} ms, "
+                  f"t_wall_total {statistics.median(x['t_wall_total'] for x in runs) * 1e3:.0f} "
+                  f"ms, {r['status']}", flush=True)
     # The best cost found by either solver, in each one's own discretization: each solver's best
     # final point is polished by the other (IPOPT from box-DDP's inputs rolled out, box-DDP
     # from IPOPT's inputs).
     final_s = {n: spark_traces[n][0][-1][2] for n in spark_traces}
-    final_i = {n: ipopt[n][0][0]["cost"] for n in ipopt}
+    final_i = {n: ipopt["SX"][n][0][0]["cost"] for n in ipopt["SX"]}
     best_s, best_i = min(final_s, key=final_s.get), min(final_i, key=final_i.get)
-    polish_i = solve(nlp, plain, initial_point("polish", spark_plans[best_s]))
-    _, ui = Nlp.unpack(ipopt[best_i][0][0]["w"])
+    polish_i = solve(nlp, builds["SX"], initial_point("polish", spark_plans[best_s]), recorder,
+                     False)
+    _, ui = Nlp.unpack(ipopt["SX"][best_i][0][0]["w"])
     path = SPARK_OUT + "_from_ipopt.txt"
     with open(path, "w") as fh:
         fh.write("ipopt_best " + " ".join(f"{v:.17e}" for v in ui) + "\n")
@@ -415,32 +456,84 @@ def compare():
     target_i = min(final_i[best_i], polish_i["cost"])
     print(f"best: box-DDP {final_s[best_s]:.9e} (from {best_s}), IPOPT {final_i[best_i]:.9e} "
           f"(from {best_i}); IPOPT from box-DDP's best {polish_i['cost']:.9e} "
-          f"({polish_i['iters']} it), box-DDP from IPOPT's best {polish_s:.9e}")
+          f"({polish_i['iters']} it), box-DDP from IPOPT's best {polish_s:.9e} "
+          f"({len(polish_traces['ipopt_best'][0]) - 1} it)")
     print(f"targets: box-DDP (GaussLobatto<2>) {target_s:.9e}, IPOPT (RK4 x {SUB}) "
           f"{target_i:.9e}, relative difference {(target_i - target_s) / target_s:+.2e}")
     print()
-    print("times: CPU / wall ms, medians of 3 runs; `to 1e-3`, `to 1e-6`: first (feasible) "
-          "iterate within that relative distance of the target")
+    print("times in ms: CPU / wall, medians of 3 runs; IPOPT: t_proc_total / t_wall_total, on SX "
+          "and on the compiled C; `to 1e-3`, `to 1e-6`: first (feasible) iterate within that "
+          "relative distance of the target, from the runs with the iteration callback")
     print("| guess | box-DDP: cost | iterations | time | to 1e-3 | to 1e-6 "
-          "| IPOPT: cost | iterations | time (t_proc_total / t_wall_total) | to 1e-3 | to 1e-6 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| IPOPT: cost | iterations | time SX | time C | to 1e-3 SX; C | to 1e-6 SX; C |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    totals = {"box-DDP": [0.0, 0.0], "SX": [0.0, 0.0], "C": [0.0, 0.0]}
+
+    def ipopt_time(b, name):
+        runs = ipopt[b][name][0]
+        t = medians([(r["t_wall_total"], r["t_proc_total"]) for r in runs])
+        totals[b][0] += t[0]
+        totals[b][1] += t[1]
+        return fmt(t)
+
+    def reach(b, name, rel):
+        return "; ".join(fmt(medians([first_within(r["trace"], target_i, rel)
+                                      for r in ipopt[b][name][1]])) for b in builds)
+
     for name, _ in guesses:
         sr = spark_traces[name]
-        runs, runs_t = ipopt[name]
         s_time = medians([sr[r][-1][:2] for r in sr])
-        i_time = medians([(r["t_wall_total"], r["t_proc_total"]) for r in runs])
+        totals["box-DDP"][0] += s_time[0]
+        totals["box-DDP"][1] += s_time[1]
         print(f"| {name} | {final_s[name]:.6f} | {len(sr[0]) - 1} | {fmt(s_time)} | "
               f"{fmt(medians([first_within(sr[r], target_s, 1e-3) for r in sr]))} | "
               f"{fmt(medians([first_within(sr[r], target_s, 1e-6) for r in sr]))} | "
-              f"{final_i[name]:.6f} | {runs[0]['iters']} | {fmt(i_time)} | "
-              f"{fmt(medians([first_within(r['trace'], target_i, 1e-3) for r in runs_t]))} | "
-              f"{fmt(medians([first_within(r['trace'], target_i, 1e-6) for r in runs_t]))} |")
-    walls = [statistics.median(r["wall"] for r in ipopt[n][0]) for n, _ in guesses]
-    totals = [statistics.median(r["t_wall_total"] for r in ipopt[n][0]) for n, _ in guesses]
-    traced = [statistics.median(r["trace"][-1][0] for r in ipopt[n][1]) for n, _ in guesses]
-    print(f"\nIPOPT over all guesses: solve calls {sum(walls) * 1e3:.0f} ms wall, t_wall_total "
-          f"{sum(totals) * 1e3:.0f} ms; with the callback (its own time out), at the last "
-          f"iterate {sum(traced) * 1e3:.0f} ms")
+              f"{final_i[name]:.6f} | {ipopt['SX'][name][0][0]['iters']} | "
+              f"{ipopt_time('SX', name)} | {ipopt_time('C', name)} | "
+              f"{reach('SX', name, 1e-3)} | {reach('SX', name, 1e-6)} |")
+    print("\nall 10 guesses, sums of the medians: " + ", ".join(
+        f"{k} {fmt((v[0], v[1]))}" for k, v in totals.items()))
+    for b in builds:
+        walls = sum(statistics.median(r["wall"] for r in ipopt[b][n][0]) for n, _ in guesses)
+        traced = sum(statistics.median(r["trace"][-1][0] for r in ipopt[b][n][1])
+                     for n, _ in guesses)
+        print(f"IPOPT ({b}): solve calls {walls * 1e3:.0f} ms wall in all (t_wall_total "
+              f"{totals[b][0] * 1e3:.0f} ms); with the callback recording (its own time out), "
+              f"at the last iterate {traced * 1e3:.0f} ms")
+
+
+def other_solvers():
+    """Two more things a CasADi user would try, from every guess (medians of 3): fatrop (the
+    OCP-structured interior-point solver shipped with CasADi) on the same NLP, and IPOPT with
+    the NLP's functions compiled to C (`jit`, gcc -O1; its compile time is reported)."""
+    guesses = read_guesses(GUESSES)
+    nlp = Nlp()
+    rows = []
+    t0 = time.perf_counter()
+    fatrop = ca.nlpsol("swingup", "fatrop", nlp.problem, {
+        "print_time": False, "record_time": True, "structure_detection": "auto",
+        "equality": [True] * nlp.ng, "fatrop": {"print_level": 0, "tol": 1e-10}})
+    rows.append(("fatrop", fatrop, time.perf_counter() - t0))
+    t0 = time.perf_counter()
+    jit = ca.nlpsol("swingup", "ipopt", nlp.problem, {
+        "print_time": False, "record_time": True, "ipopt": dict(OPTIONS), "jit": True,
+        "compiler": "shell", "jit_options": {"flags": ["-O1"]}})
+    rows.append(("IPOPT jit", jit, time.perf_counter() - t0))
+    rows.append(("IPOPT", nlp.solver(OPTIONS), 0.0))
+    for label, solver, setup in rows:
+        print(f"{label} (setup {setup:.1f} s):", flush=True)
+        for i, (name, u) in enumerate(guesses):
+            w0 = initial_point(name, u)
+            first = solve(nlp, solver, w0)
+            if i == 0:
+                print(f"  first call {first['wall']:.1f} s wall", flush=True)
+            runs = [solve(nlp, solver, w0) for _ in range(REPEATS)]
+            r = runs[0]
+            print(f"  {name}: {r['iters']} it, cost {r['cost']:.9e}, max|g| {r['viol']:.1e}, "
+                  f"t_proc_total {statistics.median(x['t_proc_total'] for x in runs) * 1e3:.0f} "
+                  f"ms, t_wall_total "
+                  f"{statistics.median(x['t_wall_total'] for x in runs) * 1e3:.0f} ms",
+                  flush=True)
 
 
 def warm():
@@ -457,4 +550,4 @@ def warm():
 
 if __name__ == "__main__":
     {"guesses": write_guesses, "check": check, "tune": tune, "compare": compare,
-     "warm": warm}[sys.argv[1] if len(sys.argv) > 1 else "compare"]()
+     "warm": warm, "others": other_solvers}[sys.argv[1] if len(sys.argv) > 1 else "compare"]()
