@@ -11,18 +11,22 @@ accuracy with spark's one GaussLobatto<2> step per interval).
 
 The NLP is written in SX (scalar expressions: the whole graph is inlined, the fastest CasADi
 form for a problem this size), with the states and inputs interleaved, z_0 fixed by its bounds,
-and solved by IPOPT (MUMPS, exact Hessian from CasADi).
+and solved by IPOPT (MUMPS, exact Hessian from CasADi), twice: on the SX functions (CasADi's
+virtual machine) and on the same functions generated as C and compiled (gcc -O1) into a shared
+library under examples/out (5 minutes of gcc here, once; reused while the C is unchanged).
 
 Commands (run from the repository root):
   python3 benches/control/casadi_swingup.py guesses   # writes benches/control/swingup_guesses.txt
   python3 benches/control/casadi_swingup.py check     # RK4 substeps against spark's discretization
-  python3 benches/control/casadi_swingup.py tune      # IPOPT options on two guesses
+  python3 benches/control/casadi_swingup.py tune      # IPOPT options on three guesses
   python3 benches/control/casadi_swingup.py compare   # the table (runs both solvers)
   python3 benches/control/casadi_swingup.py warm      # IPOPT from spark's plan of the example
-  python3 benches/control/casadi_swingup.py others    # fatrop, and IPOPT with jit-compiled C
+  python3 benches/control/casadi_swingup.py others    # fatrop beside IPOPT
 `--sub N` (any command): RK4 with N substeps per interval instead of 1.
 `compare` runs `cargo run --release -p spark-examples --example cartpole_swingup_bench` itself
-(3 runs per guess), then IPOPT 3 times per guess with an iteration callback and 3 times without.
+(3 runs per guess), then IPOPT (SX, C) 3 times per guess without recording and 3 times with
+an iteration callback recording (time, objective, max |g|); `check` and `warm` read what
+`cartpole_swingup_bench` and `cartpole_swingup` wrote to examples/out.
 """
 
 import hashlib
@@ -503,9 +507,8 @@ def compare():
 
 
 def other_solvers():
-    """Two more things a CasADi user would try, from every guess (medians of 3): fatrop (the
-    OCP-structured interior-point solver shipped with CasADi) on the same NLP, and IPOPT with
-    the NLP's functions compiled to C (`jit`, gcc -O1; its compile time is reported)."""
+    """fatrop (the OCP-structured interior-point solver shipped with CasADi) on the same NLP,
+    beside IPOPT, from every guess (medians of 3)."""
     guesses = read_guesses(GUESSES)
     nlp = Nlp()
     rows = []
@@ -514,11 +517,6 @@ def other_solvers():
         "print_time": False, "record_time": True, "structure_detection": "auto",
         "equality": [True] * nlp.ng, "fatrop": {"print_level": 0, "tol": 1e-10}})
     rows.append(("fatrop", fatrop, time.perf_counter() - t0))
-    t0 = time.perf_counter()
-    jit = ca.nlpsol("swingup", "ipopt", nlp.problem, {
-        "print_time": False, "record_time": True, "ipopt": dict(OPTIONS), "jit": True,
-        "compiler": "shell", "jit_options": {"flags": ["-O1"]}})
-    rows.append(("IPOPT jit", jit, time.perf_counter() - t0))
     rows.append(("IPOPT", nlp.solver(OPTIONS), 0.0))
     for label, solver, setup in rows:
         print(f"{label} (setup {setup:.1f} s):", flush=True)
