@@ -113,10 +113,11 @@ fn solve(guess: &[SVector<f64, 1>; H_SWING]) -> Result<Run, Box<dyn std::error::
     })
 }
 
-/// The guesses of `path`: `(name, inputs)`.
-fn read_guesses(
-    path: &str,
-) -> Result<Vec<(String, [SVector<f64, 1>; H_SWING])>, Box<dyn std::error::Error>> {
+/// A named first guess: the inputs over the horizon.
+type Guess = (String, [SVector<f64, 1>; H_SWING]);
+
+/// The guesses of `path`.
+fn read_guesses(path: &str) -> Result<Vec<Guess>, Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
