@@ -129,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         H_SWING,
         kkt.bound_violation
     );
-    // The plan's inputs, for `benches/control/casadi_swingup.py --warm`.
+    // The plan's inputs, for `python3 benches/control/casadi_swingup.py warm`.
     std::fs::create_dir_all("examples/out")?;
     let inputs: Vec<String> = plan
         .nominal
