@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use spark::control::cost::{Cost, Quadratic, StageCost, TerminalCost};
+use spark::control::cost::Quadratic;
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
 use spark::control::nmpc::Nmpc;
 use spark::control::vector::difference;
@@ -31,61 +31,15 @@ use spark::{GaussLobatto, Integrator, State};
 include!("models/plot.rs");
 include!("models/cartpole.rs");
 include!("models/stack.rs");
+include!("models/swingup.rs");
 
-use cartpole::{cartesian, minimal, CartPole, TC, V4};
+use cartpole::{minimal, CartPole, TC};
+use swingup::{upright, weights, H_SWING, U_MAX};
 
-/// Swing-up intervals (3 s) and hold horizon (1 s).
-const H_SWING: usize = 150;
+/// The hold horizon (1 s).
 const H_HOLD: usize = 50;
 /// Plant steps per control period.
 const PLANT_STEPS: usize = 4;
-const U_MAX: f64 = 20.0;
-/// The swing-up plan holds upright from this time on (s).
-const SWING_TIME: f64 = 1.5;
-
-/// The pole tip's offset from upright, `(x − xc, y − l)`, weighed with `w`, the cart position
-/// with `w_cart`, the velocities with `w_vel`: a quadratic form on `[q; v]`.
-fn weights(w: f64, w_cart: f64, w_vel: f64) -> SMatrix<f64, 6, 6> {
-    let mut q = SMatrix::<f64, 6, 6>::zeros();
-    q[(0, 0)] = w + w_cart;
-    q[(1, 1)] = w;
-    q[(0, 1)] = -w;
-    q[(1, 0)] = -w;
-    q[(2, 2)] = w;
-    for i in 3..6 {
-        q[(i, i)] = w_vel;
-    }
-    q
-}
-
-/// The swing-up's costs: light weights while swinging, then upright held (`hold` on the state)
-/// from interval `hold_from` on: a time-varying stage cost, through the `Cost` trait.
-struct SwingUp {
-    swing: Quadratic<6, 1>,
-    hold: SMatrix<f64, 6, 6>,
-    hold_from: usize,
-}
-
-impl Cost<3, 1, 6> for SwingUp {
-    fn stage(&self, k: usize, x: &State<3>, u: &SVector<f64, 1>) -> StageCost<6, 1> {
-        if k < self.hold_from {
-            self.swing.stage(k, x, u)
-        } else {
-            Quadratic {
-                q: self.hold,
-                ..self.swing
-            }
-            .stage(k, x, u)
-        }
-    }
-    fn terminal(&self, x: &State<3>) -> TerminalCost<6> {
-        Cost::<3, 1, 6>::terminal(&self.swing, x)
-    }
-}
-
-fn upright(l: f64) -> SVector<f64, 6> {
-    SVector::from([0.0, 0.0, l, 0.0, 0.0, 0.0])
-}
 
 fn lean(p: &CartPole, s: &State<3>) -> f64 {
     minimal(p, s)[1]
@@ -108,21 +62,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p = CartPole::default();
     let bounds = Bounds::<1>::symmetric(U_MAX);
     let mut model = Integrator::<CartPole, GaussLobatto<2>>::new(p, TC)?;
-    let hanging = cartesian(&p, 0.0, &V4::new(0.0, std::f64::consts::PI, 0.0, 0.0));
+    let hanging = swingup::hanging(&p);
 
     // 1. The plan. From the hanging equilibrium a zero input is a stationary point of the
     //    problem (by symmetry), so the first guess pushes the cart back and forth once.
-    let swing_cost = SwingUp {
-        swing: Quadratic {
-            q: weights(0.01, 0.0, 0.001),
-            r: SMatrix::identity() * 2e-3,
-            qf: weights(1e3, 10.0, 10.0),
-            x_ref: upright(p.l),
-            u_ref: SVector::zeros(),
-        },
-        hold: weights(100.0, 1.0, 1.0),
-        hold_from: (SWING_TIME / TC).round() as usize,
-    };
+    let swing_cost = swingup::cost(&p);
     let guess: [SVector<f64, 1>; H_SWING] = std::array::from_fn(|k| {
         let t = k as f64 * TC;
         SVector::from([if t < 1.0 {
@@ -185,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         H_SWING,
         kkt.bound_violation
     );
-    // The plan's inputs, for `benches/control/casadi_swingup.py --warm`.
+    // The plan's inputs, for `python3 benches/control/casadi_swingup.py warm`.
     std::fs::create_dir_all("examples/out")?;
     let inputs: Vec<String> = plan
         .nominal
