@@ -10,11 +10,13 @@
 //! model unchanged. A `const _: &[u8] = include_bytes!(..)` makes the crate rebuild when the
 //! file changes.
 
+pub mod bodies;
 pub mod kinematics;
 pub mod mjcf;
 pub mod symbolic;
 pub mod tree;
 pub mod urdf;
+pub mod values;
 pub mod xml;
 
 #[cfg(test)]
@@ -118,12 +120,26 @@ fn coordinate_names(joint: &tree::Joint) -> Vec<String> {
 pub type Failures = Vec<xml::FileError>;
 
 /// Lowers a mechanism: the symbolic model plus the checks at the reference configuration.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn lower(
     mech: &Mechanism,
     q: &[Ident],
     v: &[Ident],
     g: &[Ident; 3],
     span: Span,
+) -> Result<Lowered, Failures> {
+    lower_checked_at(mech, q, v, g, span, None)
+}
+
+/// [`lower`], with the closures' independence checked at `check_at` instead of the reference
+/// configuration (a mechanism written in `mechanics!` is often singular at zero angles).
+pub fn lower_checked_at(
+    mech: &Mechanism,
+    q: &[Ident],
+    v: &[Ident],
+    g: &[Ident; 3],
+    span: Span,
+    check_at: Option<&[f64]>,
 ) -> Result<Lowered, Failures> {
     let layout = Layout::of(mech);
     let n = layout.n;
@@ -200,8 +216,9 @@ pub fn lower(
     };
     let h = 1e-6;
     let mut jac = vec![vec![0.0; n]; rows.rows.len()];
+    let at = check_at.map_or_else(|| reference.clone(), <[f64]>::to_vec);
     for i in 0..n {
-        let (mut qp, mut qm) = (reference.clone(), reference.clone());
+        let (mut qp, mut qm) = (at.clone(), at.clone());
         qp[i] += h;
         qm[i] -= h;
         let (gp, gm) = (eval_rows(&qp), eval_rows(&qm));
@@ -426,6 +443,13 @@ fn parse_expr(tokens: TokenStream) -> Expr {
 /// Replaces the file fields of `input` by the model they describe; returns the items to emit
 /// after the model (the rebuild trigger and the file's constants).
 pub fn desugar(input: &mut ModelInput) -> TokenStream {
+    if input
+        .fields
+        .iter()
+        .any(|f| (f.key == "bodies" || f.key == "joints") && matches!(f.value, FieldValue::Tokens(_)))
+    {
+        return bodies::desugar(input);
+    }
     let files: Vec<usize> = (0..input.fields.len())
         .filter(|&i| {
             let k = input.fields[i].key.to_string();
@@ -435,7 +459,12 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     if files.is_empty() {
         for f in &mut input.fields {
             if let FieldValue::Tokens(t) = &f.value {
-                let msg = if f.key == "forces" {
+                let msg = if f.key == "gravity" {
+                    "`gravity` belongs to a mechanism written with `bodies` and `joints`\nhelp: \
+                     a model file sets its own gravity (MJCF `<option gravity>`, or \
+                     (0, 0, -9.81) for a URDF), overridable through the parameters \
+                     `gravity_x`, `gravity_y`, `gravity_z`"
+                } else if f.key == "forces" {
                     "forces keyed by joint (`forces: { joint: expr }`) need a model from a file \
                      (`urdf:` or `mjcf:`)\nhelp: list one force per coordinate: `forces: [f1, f2]`"
                 } else {
@@ -446,6 +475,14 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             }
         }
         return TokenStream::new();
+    }
+    if let Some(f) = input.fields.iter().find(|f| f.key == "gravity") {
+        input.errors.push(syn::Error::new(
+            f.key.span(),
+            "`gravity` belongs to a mechanism written with `bodies` and `joints`\nhelp: a model \
+             file sets its own gravity, overridable through the parameters `gravity_x`, \
+             `gravity_y`, `gravity_z`",
+        ));
     }
     if files.len() > 1 {
         let k = &input.fields[files[1]].key;
@@ -466,13 +503,6 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     };
     // From here on the model's own fields are given: an error leaves them invalid, so that the
     // pipeline reports nothing more than the file's errors.
-    let mark_invalid = |input: &mut ModelInput| {
-        for k in ["coordinates", "velocities", "lagrangian"] {
-            if !input.fields.iter().any(|f| f.key == k) {
-                add_field(input, k, key_span, FieldValue::Invalid);
-            }
-        }
-    };
     let lit: LitStr = match syn::parse2(tokens.clone()) {
         Ok(l) => l,
         Err(_) => {
@@ -480,7 +510,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 tokens.clone(),
                 "expected the model file's path as a string, such as `\"models/arm.urdf\"`",
             ));
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return TokenStream::new();
         }
     };
@@ -522,7 +552,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                     lit.value()
                 ),
             ));
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return TokenStream::new();
         }
     };
@@ -549,10 +579,37 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Ok(m) => m,
         Err(errors) => {
             report(input, &errors.list);
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return items;
         }
     };
+    items.extend(install(input, &mech, span, key_span, &report, None));
+    items
+}
+
+/// Marks the model's own fields invalid (when the mechanism failed), so that the pipeline
+/// reports nothing more than the mechanism's errors.
+pub(crate) fn mark_invalid(input: &mut ModelInput, key_span: Span) {
+    for k in ["coordinates", "velocities", "lagrangian"] {
+        if !input.fields.iter().any(|f| f.key == k) {
+            add_field(input, k, key_span, FieldValue::Invalid);
+        }
+    }
+}
+
+/// Installs a mechanism as the model's own fields (coordinates, velocities, gravity
+/// parameters, definitions, Lagrangian, holonomic rows, dissipation, inputs and forces from
+/// `actuated` and keyed `forces`) and returns its constants. `span` is given to the names the
+/// expansion makes, `key_span` to the fields it adds; the mechanism's failures go to `report`.
+pub(crate) fn install(
+    input: &mut ModelInput,
+    mech: &Mechanism,
+    span: Span,
+    key_span: Span,
+    report: &dyn Fn(&mut ModelInput, &[xml::FileError]),
+    check_at: Option<&[f64]>,
+) -> TokenStream {
+    let mut items = TokenStream::new();
     let n = kinematics::Layout::of(&mech).n;
     let q: Vec<Ident> = (0..n)
         .map(|k| crate::unroll::element(&Ident::new("q", span), k))
@@ -565,11 +622,11 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Ident::new("gravity_y", span),
         Ident::new("gravity_z", span),
     ];
-    let low = match lower(&mech, &q, &v, &g, span) {
+    let low = match lower_checked_at(mech, &q, &v, &g, span, check_at) {
         Ok(l) => l,
         Err(errors) => {
             report(input, &errors);
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return items;
         }
     };

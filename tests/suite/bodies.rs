@@ -1,0 +1,358 @@
+//! Mechanisms written with `bodies` and `joints` in `mechanics!`: every joint kind against a
+//! hand-written Lagrangian of the same mechanism (energies and accelerations at random states),
+//! and closed loops (`Connect`, `Weld`) kept to round-off.
+
+use spark::nalgebra::SVector;
+use spark::{GaussLobatto, Integrator, State};
+
+/// A small deterministic generator (xorshift64*), uniform in [lo, hi).
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * x
+    }
+    fn array<const N: usize>(&mut self, lo: f64, hi: f64) -> [f64; N] {
+        core::array::from_fn(|_| self.uniform(lo, hi))
+    }
+}
+
+fn assert_close<const N: usize>(what: &str, got: &SVector<f64, N>, want: &SVector<f64, N>) {
+    let scale = 1.0 + want.amax();
+    let d = (got - want).amax();
+    assert!(
+        d <= 1e-10 * scale,
+        "{what}: {got:?} against {want:?} (difference {d:e})"
+    );
+}
+
+fn assert_energy(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+        "{what}: energy {got} against {want}"
+    );
+}
+
+spark::mechanics! {
+    /// A revolute, a prismatic and a fixed joint, rotated joint frames, full inertia tensors,
+    /// springs and a damper.
+    pub struct Chain {
+        bodies: {
+            a: Body {
+                mass: 1.3,
+                com: [0.1, 0.05, -0.4],
+                inertia: [[0.05, 0.002, -0.001], [0.002, 0.04, 0.003], [-0.001, 0.003, 0.02]],
+            },
+            b: Body {
+                mass: 0.7,
+                com: [0.0, 0.1, -0.2],
+                inertia: [[0.02, 0.001, 0.002], [0.001, 0.025, -0.004], [0.002, -0.004, 0.015]],
+            },
+            c: Body {
+                mass: 0.5,
+                com: [0.05, 0.0, 0.0],
+                inertia: [[0.003, 0.0005, 0.0002], [0.0005, 0.002, 0.0001], [0.0002, 0.0001, 0.004]],
+            },
+        },
+        joints: {
+            hinge: Revolute {
+                parent: world,
+                child: a,
+                rotation: Rotation::axis_angle([0.0, 0.0, 1.0], 0.3),
+                axis: [0.0, 1.0, 0.0],
+                stiffness: 2.0,
+                rest: 0.1,
+                damping: 0.3,
+            },
+            slider: Prismatic {
+                parent: a,
+                child: b,
+                origin: [0.0, 0.0, -0.8],
+                rotation: Rotation::body_fixed_xyz([0.5, 0.0, 0.0]),
+                axis: [1.0, 0.0, 1.0],
+                stiffness: 5.0,
+                rest: 0.2,
+            },
+            bracket: Fixed {
+                parent: b,
+                child: c,
+                origin: [0.2, 0.0, 0.0],
+                rotation: Rotation::quaternion([(0.1).cos(), 0.0, (0.1).sin(), 0.0]),
+            },
+        },
+    }
+}
+
+spark::mechanics! {
+    /// `Rz(0.3) Ry(a)` applied to a vector of body `a`: x component.
+    fn wx(a: f64, x: f64, y: f64, z: f64) -> f64 {
+        let p = a.cos() * x + a.sin() * z;
+        (0.3).cos() * p - (0.3).sin() * y
+    }
+    /// y component.
+    fn wy(a: f64, x: f64, y: f64, z: f64) -> f64 {
+        let p = a.cos() * x + a.sin() * z;
+        (0.3).sin() * p + (0.3).cos() * y
+    }
+    /// z component.
+    fn wz(a: f64, x: f64, y: f64, z: f64) -> f64 {
+        -a.sin() * x + a.cos() * z
+    }
+    /// `½ wᵀ I w` for a symmetric `I`.
+    fn wiw(x: f64, y: f64, z: f64, ixx: f64, iyy: f64, izz: f64, ixy: f64, ixz: f64, iyz: f64) -> f64 {
+        0.5 * (ixx * x * x + iyy * y * y + izz * z * z) + ixy * x * y + ixz * x * z + iyz * y * z
+    }
+    /// [`Chain`] by hand: `a` the hinge angle, `s` the slide.
+    pub struct ChainByHand {
+        coordinates: [a, s],
+        velocities: [va, vs],
+        parameters: [g = 9.81],
+        definitions: {
+            let c5 = (0.5).cos();
+            let s5 = (0.5).sin();
+            let c2 = (0.2).cos();
+            let s2 = (0.2).sin();
+            // Points in body a's frame: B's origin, B's and C's mass centres (Rx(0.5) maps B's
+            // axes to A's, Ry(0.2) C's to B's).
+            let u = s / (2.0).sqrt();
+            let obx = u;
+            let oby = -s5 * u;
+            let obz = -0.8 + c5 * u;
+            let bx = obx;
+            let by = oby + c5 * 0.1 + s5 * 0.2;
+            let bz = obz + s5 * 0.1 - c5 * 0.2;
+            let cx = obx + 0.2 + c2 * 0.05;
+            let cy = oby + s5 * s2 * 0.05;
+            let cz = obz - c5 * s2 * 0.05;
+            // Angular velocities in body axes.
+            let wb_y = c5 * va;
+            let wb_z = -s5 * va;
+            let wc_x = -s2 * wb_z;
+            let wc_z = c2 * wb_z;
+            let rot = wiw(0.0, va, 0.0, 0.05, 0.04, 0.02, 0.002, -0.001, 0.003)
+                + wiw(0.0, wb_y, wb_z, 0.02, 0.025, 0.015, 0.001, 0.002, -0.004)
+                + wiw(wc_x, wb_y, wc_z, 0.003, 0.002, 0.004, 0.0005, 0.0002, 0.0001);
+            let ta = dt(wx(a, 0.1, 0.05, -0.4)).powi(2) + dt(wy(a, 0.1, 0.05, -0.4)).powi(2)
+                + dt(wz(a, 0.1, 0.05, -0.4)).powi(2);
+            let tb = dt(wx(a, bx, by, bz)).powi(2) + dt(wy(a, bx, by, bz)).powi(2)
+                + dt(wz(a, bx, by, bz)).powi(2);
+            let tc = dt(wx(a, cx, cy, cz)).powi(2) + dt(wy(a, cx, cy, cz)).powi(2)
+                + dt(wz(a, cx, cy, cz)).powi(2);
+            let height = 1.3 * wz(a, 0.1, 0.05, -0.4) + 0.7 * wz(a, bx, by, bz) + 0.5 * wz(a, cx, cy, cz);
+        },
+        lagrangian: 0.5 * (1.3 * ta + 0.7 * tb + 0.5 * tc) + rot - g * height
+            - (a - 0.1).powi(2) - 2.5 * (s - 0.2).powi(2),
+        dissipation: 0.15 * va.powi(2),
+    }
+}
+
+#[test]
+fn revolute_prismatic_and_fixed_joints_equal_the_hand_written_chain() {
+    let ours = Integrator::<Chain, GaussLobatto<2>>::new(Chain::default(), 0.01).unwrap();
+    let hand =
+        Integrator::<ChainByHand, GaussLobatto<2>>::new(ChainByHand::default(), 0.01).unwrap();
+    assert_eq!(Chain::COORDINATE_NAMES, ["hinge", "slider"]);
+    assert_eq!(Chain::BODY_NAMES, ["a", "b", "c"]);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..40 {
+        let s = State::new(0.0, rng.array(-3.0, 3.0), rng.array(-2.0, 2.0));
+        assert_energy("chain", ours.energy(&s), hand.energy(&s));
+        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        assert_close("chain", &a, &b);
+    }
+}
+
+spark::mechanics! {
+    /// A universal joint (a Hooke joint: first axis fixed in the world, second in the body)
+    /// with springs and dampers on both axes.
+    pub struct Cardan {
+        bodies: {
+            u: Body {
+                mass: 1.1,
+                com: [0.05, -0.02, -0.6],
+                inertia: [[0.04, 0.001, -0.002], [0.001, 0.05, 0.003], [-0.002, 0.003, 0.02]],
+            },
+        },
+        joints: {
+            cross: Universal {
+                parent: world,
+                child: u,
+                axes: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                stiffness: 1.5,
+                damping: 0.2,
+            },
+        },
+    }
+}
+
+spark::mechanics! {
+    /// `½ wᵀ I w` for a symmetric `I`.
+    fn wiw(x: f64, y: f64, z: f64, ixx: f64, iyy: f64, izz: f64, ixy: f64, ixz: f64, iyz: f64) -> f64 {
+        0.5 * (ixx * x * x + iyy * y * y + izz * z * z) + ixy * x * y + ixz * x * z + iyz * y * z
+    }
+    /// [`Cardan`] by hand: `R = Rx(a) Ry(b)`, body rate `(cos b a', b', sin b a')`.
+    pub struct CardanByHand {
+        coordinates: [a, b],
+        velocities: [va, vb],
+        parameters: [g = 9.81],
+        definitions: {
+            let p = b.cos() * 0.05 + b.sin() * (-0.6);
+            let r = -b.sin() * 0.05 + b.cos() * (-0.6);
+            let x = p;
+            let y = a.cos() * (-0.02) - a.sin() * r;
+            let z = a.sin() * (-0.02) + a.cos() * r;
+        },
+        lagrangian: 0.55 * (dt(x).powi(2) + dt(y).powi(2) + dt(z).powi(2))
+            + wiw(b.cos() * va, vb, b.sin() * va, 0.04, 0.05, 0.02, 0.001, -0.002, 0.003)
+            - 1.1 * g * z - 0.75 * (a.powi(2) + b.powi(2)),
+        dissipation: 0.1 * (va.powi(2) + vb.powi(2)),
+    }
+}
+
+#[test]
+fn universal_joint_equals_the_hand_written_one() {
+    let ours = Integrator::<Cardan, GaussLobatto<2>>::new(Cardan::default(), 0.01).unwrap();
+    let hand =
+        Integrator::<CardanByHand, GaussLobatto<2>>::new(CardanByHand::default(), 0.01).unwrap();
+    assert_eq!(Cardan::COORDINATE_NAMES, ["cross.1", "cross.2"]);
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    for _ in 0..40 {
+        let s = State::new(0.0, rng.array(-3.0, 3.0), rng.array(-2.0, 2.0));
+        assert_energy("universal", ours.energy(&s), hand.energy(&s));
+        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        assert_close("universal", &a, &b);
+    }
+}
+
+spark::mechanics! {
+    /// A planar joint whose plane is the world's x-z plane (the joint frame turned about x), a
+    /// damper on its three coordinates.
+    pub struct Slab {
+        bodies: {
+            p: Body {
+                mass: 2.0,
+                com: [0.1, 0.2, 0.05],
+                inertia: [[0.3, 0.01, 0.02], [0.01, 0.2, -0.03], [0.02, -0.03, 0.25]],
+            },
+        },
+        joints: {
+            plane: Planar {
+                parent: world,
+                child: p,
+                rotation: Rotation::axis_angle([1.0, 0.0, 0.0], core::f64::consts::FRAC_PI_2),
+                damping: 0.4,
+            },
+        },
+    }
+}
+
+spark::mechanics! {
+    /// [`Slab`] by hand: the body's origin at `(x, 0, y)`, turned by `th` about `-y`.
+    pub struct SlabByHand {
+        coordinates: [x, y, th],
+        velocities: [vx, vy, vth],
+        parameters: [g = 9.81],
+        definitions: {
+            let p = th.cos() * 0.1 - th.sin() * 0.2;
+            let q = th.sin() * 0.1 + th.cos() * 0.2;
+            let cx = x + p;
+            let cz = y + q;
+        },
+        lagrangian: 1.0 * (dt(cx).powi(2) + dt(cz).powi(2)) + 0.125 * vth.powi(2) - 2.0 * g * cz,
+        dissipation: 0.2 * (vx.powi(2) + vy.powi(2) + vth.powi(2)),
+    }
+}
+
+#[test]
+fn planar_joint_equals_the_hand_written_one() {
+    let ours = Integrator::<Slab, GaussLobatto<2>>::new(Slab::default(), 0.01).unwrap();
+    let hand = Integrator::<SlabByHand, GaussLobatto<2>>::new(SlabByHand::default(), 0.01).unwrap();
+    assert_eq!(Slab::COORDINATE_NAMES, ["plane.x", "plane.y", "plane.angle"]);
+    let mut rng = Rng(0x0F0F_1234_5678_9ABC);
+    for _ in 0..40 {
+        let s = State::new(0.0, rng.array(-3.0, 3.0), rng.array(-2.0, 2.0));
+        assert_energy("planar", ours.energy(&s), hand.energy(&s));
+        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        assert_close("planar", &a, &b);
+    }
+}
+
+/// A random unit quaternion and a random rate tangent to the unit sphere (`q · q̇ = 0`).
+fn quaternion_state(rng: &mut Rng) -> ([f64; 4], [f64; 4]) {
+    let q: [f64; 4] = rng.array(-1.0, 1.0);
+    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let q = q.map(|x| x / n);
+    let v: [f64; 4] = rng.array(-2.0, 2.0);
+    let d: f64 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
+    (q, core::array::from_fn(|i| v[i] - d * q[i]))
+}
+
+spark::mechanics! {
+    /// A body on a spherical joint, its pivot 1 m above the world's origin.
+    pub struct Spherical {
+        bodies: {
+            s: Body {
+                mass: 1.7,
+                com: [0.1, -0.05, -0.5],
+                inertia: [[0.06, 0.002, 0.001], [0.002, 0.05, -0.004], [0.001, -0.004, 0.03]],
+            },
+        },
+        joints: {
+            pivot: Spherical { parent: world, child: s, origin: [0.0, 0.0, 1.0] },
+        },
+    }
+}
+
+spark::mechanics! {
+    /// `½ wᵀ I w` for a symmetric `I`.
+    fn wiw(x: f64, y: f64, z: f64, ixx: f64, iyy: f64, izz: f64, ixy: f64, ixz: f64, iyz: f64) -> f64 {
+        0.5 * (ixx * x * x + iyy * y * y + izz * z * z) + ixy * x * y + ixz * x * z + iyz * y * z
+    }
+    /// [`Spherical`] by hand, as the heavy top of `examples/models/heavy_top.rs` (body rate
+    /// `2 vec(q̄ ⊗ q̇)`, the regularizing `½ (q · q̇)²` with its own weight 1).
+    pub struct SphericalByHand {
+        coordinates: [w, x, y, z],
+        velocities: [vw, vx, vy, vz],
+        parameters: [g = 9.81],
+        definitions: {
+            let o1 = 2.0 * (w * vx - vw * x - (y * vz - z * vy));
+            let o2 = 2.0 * (w * vy - vw * y - (z * vx - x * vz));
+            let o3 = 2.0 * (w * vz - vw * z - (x * vy - y * vx));
+            let cx = 0.1;
+            let cy = -0.05;
+            let cz = -0.5;
+            let px = (w * w + x * x - y * y - z * z) * cx + 2.0 * (x * y - w * z) * cy + 2.0 * (x * z + w * y) * cz;
+            let py = 2.0 * (x * y + w * z) * cx + (w * w - x * x + y * y - z * z) * cy + 2.0 * (y * z - w * x) * cz;
+            let pz = 1.0 + 2.0 * (x * z - w * y) * cx + 2.0 * (y * z + w * x) * cy + (w * w - x * x - y * y + z * z) * cz;
+        },
+        lagrangian: 0.85 * (dt(px).powi(2) + dt(py).powi(2) + dt(pz).powi(2))
+            + wiw(o1, o2, o3, 0.06, 0.05, 0.03, 0.002, 0.001, -0.004)
+            + 0.5 * (w * vw + x * vx + y * vy + z * vz).powi(2)
+            - 1.7 * g * pz,
+        holonomic: [w.powi(2) + x.powi(2) + y.powi(2) + z.powi(2) - 1.0],
+    }
+}
+
+#[test]
+fn spherical_joint_equals_the_hand_written_one() {
+    let ours = Integrator::<Spherical, GaussLobatto<2>>::new(Spherical::default(), 0.01).unwrap();
+    let hand =
+        Integrator::<SphericalByHand, GaussLobatto<2>>::new(SphericalByHand::default(), 0.01)
+            .unwrap();
+    assert_eq!(
+        Spherical::COORDINATE_NAMES,
+        ["pivot.qw", "pivot.qx", "pivot.qy", "pivot.qz"]
+    );
+    let mut rng = Rng(0x5555_0123_4567_89AB);
+    for _ in 0..40 {
+        let (q, v) = quaternion_state(&mut rng);
+        let s = State::new(0.0, q, v);
+        assert_energy("spherical", ours.energy(&s), hand.energy(&s));
+        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        assert_close("spherical", &a, &b);
+    }
+}
