@@ -437,7 +437,12 @@ fn read_joint(
         }),
         None => d,
     };
-    let num_or = |f: &mut Fields, errors: &mut Vec<syn::Error>, key: &str| match f.get(key) {
+    let num_or = |f: &mut Fields, errors: &mut Vec<syn::Error>, key: &str| match kind
+        .fields()
+        .contains(&key)
+        .then(|| f.get(key))
+        .flatten()
+    {
         Some(e) => match val.num(e) {
             Ok(x) if x < 0.0 && key != "rest" => {
                 errors.push(syn::Error::new(
