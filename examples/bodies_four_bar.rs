@@ -44,7 +44,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    println!("over 20 s: largest loop gap {gap:.1e} m, largest energy error {drift:.1e} J of {e0:.3} J");
+    println!(
+        "over 20 s: largest loop gap {gap:.1e} m, largest energy error {drift:.1e} J of {e0:.3} J"
+    );
     std::fs::create_dir_all("examples/out")?;
     let out = "examples/out/bodies_four_bar.svg";
     plot::lines(

@@ -161,7 +161,10 @@ fn revolute_prismatic_and_fixed_joints_equal_the_hand_written_chain() {
     for _ in 0..40 {
         let s = State::new(0.0, rng.array(-3.0, 3.0), rng.array(-2.0, 2.0));
         assert_energy("chain", ours.energy(&s), hand.energy(&s));
-        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        let (a, b) = (
+            ours.acceleration(&s).unwrap(),
+            hand.acceleration(&s).unwrap(),
+        );
         assert_close("chain", &a, &b);
     }
 }
@@ -223,7 +226,10 @@ fn universal_joint_equals_the_hand_written_one() {
     for _ in 0..40 {
         let s = State::new(0.0, rng.array(-3.0, 3.0), rng.array(-2.0, 2.0));
         assert_energy("universal", ours.energy(&s), hand.energy(&s));
-        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        let (a, b) = (
+            ours.acceleration(&s).unwrap(),
+            hand.acceleration(&s).unwrap(),
+        );
         assert_close("universal", &a, &b);
     }
 }
@@ -271,12 +277,18 @@ spark::mechanics! {
 fn planar_joint_equals_the_hand_written_one() {
     let ours = Integrator::<Slab, GaussLobatto<2>>::new(Slab::default(), 0.01).unwrap();
     let hand = Integrator::<SlabByHand, GaussLobatto<2>>::new(SlabByHand::default(), 0.01).unwrap();
-    assert_eq!(Slab::COORDINATE_NAMES, ["plane.x", "plane.y", "plane.angle"]);
+    assert_eq!(
+        Slab::COORDINATE_NAMES,
+        ["plane.x", "plane.y", "plane.angle"]
+    );
     let mut rng = Rng(0x0F0F_1234_5678_9ABC);
     for _ in 0..40 {
         let s = State::new(0.0, rng.array(-3.0, 3.0), rng.array(-2.0, 2.0));
         assert_energy("planar", ours.energy(&s), hand.energy(&s));
-        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        let (a, b) = (
+            ours.acceleration(&s).unwrap(),
+            hand.acceleration(&s).unwrap(),
+        );
         assert_close("planar", &a, &b);
     }
 }
@@ -352,7 +364,10 @@ fn spherical_joint_equals_the_hand_written_one() {
         let (q, v) = quaternion_state(&mut rng);
         let s = State::new(0.0, q, v);
         assert_energy("spherical", ours.energy(&s), hand.energy(&s));
-        let (a, b) = (ours.acceleration(&s).unwrap(), hand.acceleration(&s).unwrap());
+        let (a, b) = (
+            ours.acceleration(&s).unwrap(),
+            hand.acceleration(&s).unwrap(),
+        );
         assert_close("spherical", &a, &b);
     }
 }
@@ -422,7 +437,10 @@ fn welded_state(a: f64, va: f64) -> State<8> {
     };
     let qx = [(0.2f64).cos(), (0.2f64).sin(), 0.0, 0.0];
     let quat = mul([(a / 2.0).cos(), 0.0, (a / 2.0).sin(), 0.0], qx);
-    let dquat = mul([-0.5 * (a / 2.0).sin(), 0.0, 0.5 * (a / 2.0).cos(), 0.0], qx);
+    let dquat = mul(
+        [-0.5 * (a / 2.0).sin(), 0.0, 0.5 * (a / 2.0).cos(), 0.0],
+        qx,
+    );
     let mut q = [a; 8];
     let mut v = [va; 8];
     for i in 0..3 {
@@ -440,7 +458,10 @@ fn welded_state(a: f64, va: f64) -> State<8> {
 fn free_joint_welded_to_a_pendulum_moves_as_one_rigid_body() {
     assert_eq!(
         Welded::COORDINATE_NAMES,
-        ["hinge", "float.x", "float.y", "float.z", "float.qw", "float.qx", "float.qy", "float.qz"]
+        [
+            "hinge", "float.x", "float.y", "float.z", "float.qw", "float.qx", "float.qy",
+            "float.qz"
+        ]
     );
     // The quaternion's norm and the weld's six rows.
     assert_eq!(Welded::HOLONOMIC_CONSTRAINTS, 7);
@@ -455,7 +476,10 @@ fn free_joint_welded_to_a_pendulum_moves_as_one_rigid_body() {
         assert!(g < 1e-14 && gv < 1e-13, "not consistent: {g:e} {gv:e}");
         let h = State::new(0.0, [a], [va]);
         assert_energy("weld", ours.energy(&s), hand.energy(&h));
-        let (x, y) = (ours.acceleration(&s).unwrap(), hand.acceleration(&h).unwrap());
+        let (x, y) = (
+            ours.acceleration(&s).unwrap(),
+            hand.acceleration(&h).unwrap(),
+        );
         assert!(
             (x[0] - y[0]).abs() < 1e-10 * (1.0 + y[0].abs()),
             "weld: {} against {}",
@@ -489,7 +513,10 @@ fn four_bar_closed_by_a_connection_keeps_its_loop_to_round_off() {
     }
     println!("four-bar over 20 s: loop gap {worst_gap:.1e}, energy error {worst_energy:.1e}");
     assert!(worst_gap < 1e-12, "loop gap {worst_gap:e}");
-    assert!(worst_energy < 1e-4 * e0.abs(), "energy error {worst_energy:e}");
+    assert!(
+        worst_energy < 1e-4 * e0.abs(),
+        "energy error {worst_energy:e}"
+    );
     // The crank turns round (a Grashof crank-rocker), driven only by its initial speed.
     assert!(s.q[0].abs() > 6.3, "crank at {}", s.q[0]);
 }
@@ -505,6 +532,9 @@ fn actuated_joint_is_an_input() {
     let pushed = Integrator::<FourBar, GaussLobatto<2>>::new(driven, 0.01).unwrap();
     let mut s = State::new(0.0, q0, [0.0; 3]);
     free.project(&mut s).unwrap();
-    let (a, b) = (free.acceleration(&s).unwrap(), pushed.acceleration(&s).unwrap());
+    let (a, b) = (
+        free.acceleration(&s).unwrap(),
+        pushed.acceleration(&s).unwrap(),
+    );
     assert!(b[0] > a[0] + 1e-3, "{} vs {}", b[0], a[0]);
 }

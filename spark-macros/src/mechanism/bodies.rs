@@ -126,13 +126,17 @@ impl<'i> Fields<'i> {
     fn finish(self, allowed: &[&str], errors: &mut Vec<syn::Error>) {
         for (k, _) in &self.item.fields {
             if !self.taken.contains(&k.to_string()) {
+                let kind = if self.what == "the body" {
+                    String::new()
+                } else {
+                    format!(" ({})", self.item.kind)
+                };
                 errors.push(syn::Error::new(
                     k.span(),
                     format!(
-                        "{} `{}` ({}) has no field `{k}`\nhelp: its fields are {}",
+                        "{} `{}`{kind} has no field `{k}`\nhelp: its fields are {}",
                         self.what,
                         self.item.name,
-                        self.item.kind,
                         allowed
                             .iter()
                             .map(|s| format!("`{s}`"))
@@ -186,14 +190,30 @@ impl Kind {
     fn fields(self) -> &'static [&'static str] {
         match self {
             Kind::Revolute | Kind::Prismatic => &[
-                "parent", "child", "origin", "rotation", "axis", "stiffness", "rest", "damping",
+                "parent",
+                "child",
+                "origin",
+                "rotation",
+                "axis",
+                "stiffness",
+                "rest",
+                "damping",
                 "armature",
             ],
             Kind::Universal => &[
-                "parent", "child", "origin", "rotation", "axes", "stiffness", "rest", "damping",
+                "parent",
+                "child",
+                "origin",
+                "rotation",
+                "axes",
+                "stiffness",
+                "rest",
+                "damping",
                 "armature",
             ],
-            Kind::Planar => &["parent", "child", "origin", "rotation", "damping", "armature"],
+            Kind::Planar => &[
+                "parent", "child", "origin", "rotation", "damping", "armature",
+            ],
             Kind::Spherical | Kind::Fixed | Kind::Free => {
                 &["parent", "child", "origin", "rotation"]
             }
@@ -207,7 +227,11 @@ impl Kind {
 fn body_ref(e: &Expr) -> syn::Result<Option<Ident>> {
     match e {
         Expr::Path(p) if p.path.get_ident().is_some() => {
-            let id = p.path.get_ident().cloned().unwrap_or_else(|| unreachable!());
+            let id = p
+                .path
+                .get_ident()
+                .cloned()
+                .unwrap_or_else(|| unreachable!());
             Ok((id != "world").then_some(id))
         }
         _ => Err(syn::Error::new(
@@ -286,8 +310,8 @@ fn read_bodies(items: &[Item], val: &Values, errors: &mut Vec<syn::Error>) -> Ve
             Some(e) => {
                 let m = take(val.num(e));
                 if ok && m <= 0.0 {
-                    errors.push(syn::Error::new(
-                        e.span(),
+                    errors.push(syn::Error::new_spanned(
+                        e,
                         format!("the body `{name}` has mass {m}: a body's mass must be positive"),
                     ));
                     ok = false;
@@ -318,8 +342,8 @@ fn read_bodies(items: &[Item], val: &Values, errors: &mut Vec<syn::Error>) -> Ve
                 Ok(i) => match inertia_problem(&i) {
                     None => i,
                     Some(p) => {
-                        errors.push(syn::Error::new(
-                            e.span(),
+                        errors.push(syn::Error::new_spanned(
+                            e,
                             format!("the inertia of the body `{name}` {p}"),
                         ));
                         ok = false;
@@ -347,7 +371,7 @@ fn read_bodies(items: &[Item], val: &Values, errors: &mut Vec<syn::Error>) -> Ve
 }
 
 /// The eigenvalues of a symmetric 3×3 matrix (cyclic Jacobi).
-fn eigenvalues(m: &M3) -> V3 {
+pub(crate) fn eigenvalues(m: &M3) -> V3 {
     let mut a = *m;
     for _ in 0..50 {
         let off = a[0][1].powi(2) + a[0][2].powi(2) + a[1][2].powi(2);
@@ -374,9 +398,21 @@ fn eigenvalues(m: &M3) -> V3 {
     [a[0][0], a[1][1], a[2][2]]
 }
 
+/// Principal moments as `a, b and c`, rounded for reading.
+fn moments(e: V3) -> String {
+    let r = e.map(|x| {
+        let x = if x.abs() < 1e-15 { 0.0 } else { x };
+        format!("{:.6}", x)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    });
+    format!("{}, {} and {}", r[0], r[1], r[2])
+}
+
 /// Why `i` is no inertia tensor: not symmetric, a negative principal moment, or principal
 /// moments that break the triangle inequality.
-fn inertia_problem(i: &M3) -> Option<String> {
+pub(crate) fn inertia_problem(i: &M3) -> Option<String> {
     let scale = i.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
     let tol = 1e-12 * scale.max(1e-300);
     for (a, b) in [(0, 1), (0, 2), (1, 2)] {
@@ -390,17 +426,17 @@ fn inertia_problem(i: &M3) -> Option<String> {
     let e = eigenvalues(i);
     if e.iter().any(|x| *x < -tol) {
         return Some(format!(
-            "is not positive definite: its principal moments are {:?}",
-            e
+            "has a negative principal moment: its principal moments are {}",
+            moments(e)
         ));
     }
     let mut s = e;
     s.sort_by(f64::total_cmp);
     if s[0] + s[1] < s[2] - 1e-9 * scale {
         return Some(format!(
-            "is not a rigid body's: its principal moments {:?} break the triangle inequality \
+            "is not a rigid body's: its principal moments {} break the triangle inequality \
              (the two smaller must add up to at least the largest)",
-            s
+            moments(s)
         ));
     }
     None
@@ -428,9 +464,7 @@ fn read_joint(
     let mut f = Fields::new(item, "the joint", errors);
     let before = errors.len();
     let push = |errors: &mut Vec<syn::Error>, e: syn::Error| errors.push(e);
-    let vec_or = |f: &mut Fields, errors: &mut Vec<syn::Error>, key: &str, d: V3| match f
-        .get(key)
-    {
+    let vec_or = |f: &mut Fields, errors: &mut Vec<syn::Error>, key: &str, d: V3| match f.get(key) {
         Some(e) => val.vec3(e).unwrap_or_else(|e| {
             push(errors, e);
             d
@@ -445,8 +479,8 @@ fn read_joint(
     {
         Some(e) => match val.num(e) {
             Ok(x) if x < 0.0 && key != "rest" => {
-                errors.push(syn::Error::new(
-                    e.span(),
+                errors.push(syn::Error::new_spanned(
+                    e,
                     format!("the joint `{name}` has a negative `{key}`"),
                 ));
                 0.0
@@ -466,18 +500,18 @@ fn read_joint(
         }),
         None => tree::IDENTITY,
     };
-    let body = |f: &mut Fields, errors: &mut Vec<syn::Error>, key: &str, required: bool| {
-        match f.get(key) {
-            Some(e) => body_ref(e).map_err(|e| errors.push(e)).ok(),
-            None if required => {
-                errors.push(syn::Error::new(
-                    item.kind.span(),
-                    format!("the joint `{name}` needs `{key}` (a body's name, or `world`)"),
-                ));
-                None
-            }
-            None => Some(None),
+    let body = |f: &mut Fields, errors: &mut Vec<syn::Error>, key: &str, required: bool| match f
+        .get(key)
+    {
+        Some(e) => body_ref(e).map_err(|e| errors.push(e)).ok(),
+        None if required => {
+            errors.push(syn::Error::new(
+                item.kind.span(),
+                format!("the joint `{name}` needs `{key}` (a body's name, or `world`)"),
+            ));
+            None
         }
+        None => Some(None),
     };
     let out = if matches!(kind, Kind::Connect | Kind::Weld) {
         let b1 = body(&mut f, errors, "body1", true);
@@ -519,7 +553,10 @@ fn read_joint(
         match kind {
             Kind::Revolute | Kind::Prismatic => {
                 let axis = match f.get("axis") {
-                    Some(e) => val.unit(e).map_err(|e| errors.push(e)).unwrap_or([0.0, 0.0, 1.0]),
+                    Some(e) => val
+                        .unit(e)
+                        .map_err(|e| errors.push(e))
+                        .unwrap_or([0.0, 0.0, 1.0]),
                     None => [0.0, 0.0, 1.0],
                 };
                 let k = if kind == Kind::Revolute {
@@ -564,7 +601,11 @@ fn read_joint(
             Kind::Planar => {
                 joints.push(one(format!("{name}.x"), JointKind::Slide, [1.0, 0.0, 0.0]));
                 joints.push(one(format!("{name}.y"), JointKind::Slide, [0.0, 1.0, 0.0]));
-                joints.push(one(format!("{name}.angle"), JointKind::Hinge, [0.0, 0.0, 1.0]));
+                joints.push(one(
+                    format!("{name}.angle"),
+                    JointKind::Hinge,
+                    [0.0, 0.0, 1.0],
+                ));
             }
             Kind::Spherical => joints.push(one(name.clone(), JointKind::Ball, [0.0, 0.0, 1.0])),
             Kind::Free => joints.push(one(
@@ -667,7 +708,10 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
         if at.parent.as_ref().map(ToString::to_string) == Some(at.child.to_string()) {
             errors.push(syn::Error::new(
                 at.child.span(),
-                format!("the joint `{}` attaches the body `{}` to itself", at.name, at.child),
+                format!(
+                    "the joint `{}` attaches the body `{}` to itself",
+                    at.name, at.child
+                ),
             ));
         }
     }
@@ -678,6 +722,7 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
             }
         }
     }
+    let named_wrong = errors.len() > before;
     for (b, body) in w.bodies.iter().enumerate() {
         if attached_by[b].is_none() {
             errors.push(syn::Error::new(
@@ -690,7 +735,7 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
             ));
         }
     }
-    if errors.len() > before {
+    if named_wrong {
         return None;
     }
     // Parents first, in the joints' order.
@@ -729,6 +774,9 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
         }
         return None;
     }
+    if errors.len() > before {
+        return None;
+    }
     let mut bodies = Vec::new();
     for &a in &order {
         let at = &w.attaches[a];
@@ -746,9 +794,10 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
         spans.push(at.name.span());
         bodies.push(Body {
             name: decl.name.to_string(),
-            parent: at.parent.as_ref().map(|p| {
-                placed[index[&p.to_string()]].unwrap_or_else(|| unreachable!())
-            }),
+            parent: at
+                .parent
+                .as_ref()
+                .map(|p| placed[index[&p.to_string()]].unwrap_or_else(|| unreachable!())),
             pos: at.pos,
             rot: at.rot,
             joints,
@@ -816,7 +865,11 @@ fn generic_configuration(mech: &Mechanism) -> Vec<f64> {
             }
             if len == 4 {
                 q[start] += 1.5;
-                let n = q[start..start + 4].iter().map(|x| x * x).sum::<f64>().sqrt();
+                let n = q[start..start + 4]
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f64>()
+                    .sqrt();
                 for x in &mut q[start..start + 4] {
                     *x /= n;
                 }
@@ -911,7 +964,10 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         let mut closes = Vec::new();
         let mut seen: HashMap<String, Span> = HashMap::new();
         for item in &joint_items {
-            if seen.insert(item.name.to_string(), item.name.span()).is_some() {
+            if seen
+                .insert(item.name.to_string(), item.name.span())
+                .is_some()
+            {
                 errors.push(syn::Error::new(
                     item.name.span(),
                     format!("the joint `{}` is declared twice", item.name),
@@ -944,7 +1000,10 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             }
         }
         if decls.is_empty() && errors.is_empty() {
-            errors.push(syn::Error::new(key_span, "a mechanism needs at least one body"));
+            errors.push(syn::Error::new(
+                key_span,
+                "a mechanism needs at least one body",
+            ));
         }
         let mut spans = vec![key_span];
         let mech = if errors.is_empty() {

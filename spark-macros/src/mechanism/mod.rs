@@ -20,6 +20,8 @@ pub mod values;
 pub mod xml;
 
 #[cfg(test)]
+mod bodies_tests;
+#[cfg(test)]
 mod tests;
 
 use proc_macro2::{Span, TokenStream};
@@ -443,11 +445,9 @@ fn parse_expr(tokens: TokenStream) -> Expr {
 /// Replaces the file fields of `input` by the model they describe; returns the items to emit
 /// after the model (the rebuild trigger and the file's constants).
 pub fn desugar(input: &mut ModelInput) -> TokenStream {
-    if input
-        .fields
-        .iter()
-        .any(|f| (f.key == "bodies" || f.key == "joints") && matches!(f.value, FieldValue::Tokens(_)))
-    {
+    if input.fields.iter().any(|f| {
+        (f.key == "bodies" || f.key == "joints") && matches!(f.value, FieldValue::Tokens(_))
+    }) {
         return bodies::desugar(input);
     }
     let files: Vec<usize> = (0..input.fields.len())
@@ -610,7 +610,7 @@ pub(crate) fn install(
     check_at: Option<&[f64]>,
 ) -> TokenStream {
     let mut items = TokenStream::new();
-    let n = kinematics::Layout::of(&mech).n;
+    let n = kinematics::Layout::of(mech).n;
     let q: Vec<Ident> = (0..n)
         .map(|k| crate::unroll::element(&Ident::new("q", span), k))
         .collect();

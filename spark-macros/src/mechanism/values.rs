@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use syn::spanned::Spanned;
+use quote::ToTokens;
 use syn::{BinOp, Expr, Lit, UnOp};
 
 use super::tree::{self, M3, V3};
@@ -24,8 +24,8 @@ pub struct Values<'a> {
     params: HashSet<String>,
 }
 
-fn err(at: &impl Spanned, msg: impl std::fmt::Display) -> syn::Error {
-    syn::Error::new(at.span(), msg)
+fn err(at: &impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new_spanned(at, msg)
 }
 
 fn strip(mut e: &Expr) -> &Expr {
@@ -114,7 +114,13 @@ impl<'a> Values<'a> {
                         ),
                     ));
                 }
-                let in_consts = p.path.segments.iter().rev().nth(1).map(|s| s.ident == "consts");
+                let in_consts = p
+                    .path
+                    .segments
+                    .iter()
+                    .rev()
+                    .nth(1)
+                    .map(|s| s.ident == "consts");
                 match (in_consts, last.as_deref().and_then(std_const)) {
                     (Some(true), Some(x)) => x,
                     _ => return Err(err(e, "expected a number, such as `core::f64::consts::PI`")),
@@ -215,7 +221,11 @@ impl<'a> Values<'a> {
 
     /// `[[..], [..], [..]]`, row by row.
     pub fn mat3(&self, e: &Expr) -> syn::Result<M3> {
-        let it = self.items(e, 3, "a matrix `[[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]`")?;
+        let it = self.items(
+            e,
+            3,
+            "a matrix `[[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]`",
+        )?;
         Ok([self.vec3(it[0])?, self.vec3(it[1])?, self.vec3(it[2])?])
     }
 
@@ -255,7 +265,12 @@ impl<'a> Values<'a> {
                 let Expr::Path(p) = strip(&c.func) else {
                     return Err(err(e, HELP));
                 };
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
                 if segs.len() != 2 || segs[0] != "Rotation" {
                     return Err(err(&c.func, HELP));
                 }

@@ -1,6 +1,6 @@
-// A loop closed twice (redundant rows), and one that can never close (an out-of-plane gap).
+// A loop closed twice (dependent rows), and a loop that can never close (an out-of-plane gap).
 spark::mechanics! {
-    pub struct Model {
+    pub struct Twice {
         bodies: {
             crank: Body { mass: 1.0, com: [0.0, 0.0, 0.5] },
             coupler: Body { mass: 1.0, com: [1.5, 0.0, 0.0] },
@@ -12,7 +12,20 @@ spark::mechanics! {
             rock: Revolute { parent: world, child: rocker, origin: [3.5, 0.0, 0.0], axis: [0.0, 1.0, 0.0] },
             pin: Connect { body1: coupler, body2: rocker, anchor1: [3.0, 0.0, 0.0], anchor2: [0.0, 0.0, 2.0] },
             again: Connect { body1: coupler, body2: rocker, anchor1: [3.0, 0.0, 0.0], anchor2: [0.0, 0.0, 2.0] },
-            apart: Connect { body1: crank, body2: rocker, anchor1: [0.0, 0.2, 1.0], anchor2: [0.0, 0.0, 1.0] },
+        },
+    }
+}
+
+spark::mechanics! {
+    pub struct Apart {
+        bodies: {
+            upper: Body { mass: 1.0, com: [0.0, 0.0, -0.5] },
+            lower: Body { mass: 1.0, com: [0.0, 0.0, -0.5] },
+        },
+        joints: {
+            shoulder: Revolute { parent: world, child: upper, axis: [0.0, 1.0, 0.0] },
+            elbow: Revolute { parent: upper, child: lower, origin: [0.0, 0.0, -1.0], axis: [0.0, 1.0, 0.0] },
+            tip: Connect { body1: lower, body2: world, anchor1: [0.0, 0.2, -1.0], anchor2: [1.0, 0.0, -1.0] },
         },
     }
 }
