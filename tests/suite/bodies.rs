@@ -538,3 +538,102 @@ fn actuated_joint_is_an_input() {
     );
     assert!(b[0] > a[0] + 1e-3, "{} vs {}", b[0], a[0]);
 }
+
+spark::mechanics! {
+    /// A thin uniform disc (radius 0.3 m, 1 kg) on a free joint, rolling without slip on the
+    /// ground: the norm of its quaternion and the contact height are holonomic, the contact
+    /// point's horizontal velocity nonholonomic.
+    pub struct Coin {
+        bodies: {
+            disc: Body { mass: 1.0, inertia: [0.0225, 0.045, 0.0225] },
+        },
+        joints: {
+            roll: Free { parent: world, child: disc },
+            contact: Wheel { body: disc, radius: 0.3, axis: [0.0, 1.0, 0.0] },
+        },
+    }
+}
+
+/// The coin upright at the origin, rolling along x at `speed` with lean rate `lean_rate` about
+/// its forward axis (the centre moving sideways so that the contact does not slip).
+fn coin_state(speed: f64, lean_rate: f64) -> State<7> {
+    let w = speed / 0.3;
+    State::new(
+        0.0,
+        [0.0, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0],
+        [
+            speed,
+            -0.3 * lean_rate,
+            0.0,
+            0.0,
+            0.5 * lean_rate,
+            0.5 * w,
+            0.0,
+        ],
+    )
+}
+
+/// The coin's lean: the angle of its axis above the ground, `asin((R e_y)_z)`.
+fn coin_lean(q: &[f64]) -> f64 {
+    let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
+    (2.0 * (y * z + w * x)).asin()
+}
+
+#[test]
+fn rolling_wheel_straight_ahead_has_the_exact_accelerations() {
+    assert_eq!(Coin::COORDINATES, 7);
+    assert_eq!(Coin::HOLONOMIC_CONSTRAINTS, 2);
+    let sim = Integrator::<Coin, GaussLobatto<2>>::new(Coin::default(), 0.01).unwrap();
+    for speed in [0.5, 2.0, -1.5] {
+        let s = coin_state(speed, 0.0);
+        let (g, gv) = sim.constraint_residual(&s);
+        assert!(g < 1e-15 && gv < 1e-15, "{g:e} {gv:e}");
+        // Steady rolling: the centre keeps its velocity, the quaternion turns at w = v / r,
+        // q(t) = (cos(w t / 2), 0, sin(w t / 2), 0), so q'' = -(w / 2)^2 q.
+        let a = sim.acceleration(&s).unwrap();
+        let w = speed / 0.3;
+        let want = SVector::<f64, 7>::from([0.0, 0.0, 0.0, -0.25 * w * w, 0.0, 0.0, 0.0]);
+        assert_close("rolling", &a, &want);
+    }
+}
+
+/// A thin uniform disc rolls upright stably above `w² = g / (3 r)` (about 0.99 m/s here) and
+/// falls below it: a kicked coin at 3 and 1.5 m/s stays up, at 0.6 and 0.3 m/s it falls over. (On
+/// a frictionless floor, sliding, it would need `w² > 4 g / r`, above 3.4 m/s.)
+#[test]
+fn rolling_wheel_is_gyroscopically_stable_only_when_fast() {
+    let ride = |speed: f64| {
+        let mut sim = Integrator::<Coin, GaussLobatto<2>>::new(Coin::default(), 0.005).unwrap();
+        let mut s = coin_state(speed, 0.3);
+        sim.project(&mut s).unwrap();
+        let e0 = sim.energy(&s);
+        let (mut lean, mut drift, mut residual) = (0.0f64, 0.0f64, 0.0f64);
+        for _ in 0..600 {
+            sim.step(&mut s).unwrap();
+            lean = lean.max(coin_lean(s.q.as_slice()).abs());
+            drift = drift.max((sim.energy(&s) - e0).abs());
+            let (g, gv) = sim.constraint_residual(&s);
+            residual = residual.max(g).max(gv);
+            if lean > 0.6 {
+                break;
+            }
+        }
+        (lean, drift, residual)
+    };
+    let (fast, drift, residual) = ride(3.0);
+    println!("coin at 3 m/s: largest lean {fast:.3} rad, energy error {drift:.1e}, residual {residual:.1e}");
+    assert!(fast < 0.1, "the fast coin leans {fast}");
+    assert!(drift < 1e-6, "energy error {drift:e}");
+    assert!(residual < 1e-10, "constraint residual {residual:e}");
+    let (above, _, _) = ride(1.5);
+    println!("coin at 1.5 m/s: largest lean {above:.3} rad");
+    assert!(
+        above < 0.3,
+        "the coin above the critical speed leans {above}"
+    );
+    for speed in [0.6, 0.3] {
+        let (slow, _, _) = ride(speed);
+        println!("coin at {speed} m/s: largest lean {slow:.3} rad");
+        assert!(slow > 0.5, "the slow coin stays up (lean {slow})");
+    }
+}

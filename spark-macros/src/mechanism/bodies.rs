@@ -10,7 +10,8 @@
 //! },
 //! ```
 //!
-//! Each item is a name and a struct literal. The values are numbers fixed when the model is
+//! Each item is a name and a struct literal; `Wheel` items add rolling contacts
+//! ([`super::wheels`]). The values are numbers fixed when the model is
 //! compiled ([`super::values`]). The items become the same [`Mechanism`] tree the URDF and
 //! MJCF readers build, and [`super::install`] turns it into the model's fields, so `actuated`,
 //! keyed `forces`, the constants (`BODY_NAMES`, ...) and every check work as for a file.
@@ -25,6 +26,7 @@ use syn::{Expr, Ident, Member, Token};
 
 use super::tree::{self, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, M3, V3};
 use super::values::Values;
+use super::wheels::Wheel;
 use super::{install, mark_invalid, xml};
 use crate::parse::{FieldValue, ModelInput};
 
@@ -169,6 +171,7 @@ enum Kind {
     Free,
     Connect,
     Weld,
+    Wheel,
 }
 
 impl Kind {
@@ -183,6 +186,7 @@ impl Kind {
             "Free" => Kind::Free,
             "Connect" => Kind::Connect,
             "Weld" => Kind::Weld,
+            "Wheel" => Kind::Wheel,
             _ => return None,
         })
     }
@@ -219,6 +223,7 @@ impl Kind {
             }
             Kind::Connect => &["body1", "body2", "anchor1", "anchor2"],
             Kind::Weld => &["body1", "body2", "origin", "rotation"],
+            Kind::Wheel => &["body", "radius", "axis"],
         }
     }
 }
@@ -259,11 +264,27 @@ struct Close {
     kind: ClosureKind,
 }
 
+/// A wheel rolling without slip on the ground.
+struct WheelDecl {
+    name: Ident,
+    body: Ident,
+    radius: f64,
+    axis: V3,
+}
+
+/// What one joint item is.
+enum Read {
+    Attach(Attach),
+    Close(Close),
+    Wheel(WheelDecl),
+}
+
 /// Everything the two fields say, with the spans errors need.
 struct Written {
     bodies: Vec<BodyDecl>,
     attaches: Vec<Attach>,
     closes: Vec<Close>,
+    wheels: Vec<WheelDecl>,
     gravity: V3,
 }
 
@@ -443,19 +464,15 @@ pub(crate) fn inertia_problem(i: &M3) -> Option<String> {
 }
 
 /// One joint (tree or closure) from an item; errors go to `errors`.
-fn read_joint(
-    item: &Item,
-    val: &Values,
-    errors: &mut Vec<syn::Error>,
-) -> Option<Result<Attach, Close>> {
+fn read_joint(item: &Item, val: &Values, errors: &mut Vec<syn::Error>) -> Option<Read> {
     let name = item.name.to_string();
     let Some(kind) = Kind::of(&item.kind) else {
         errors.push(syn::Error::new(
             item.kind.span(),
             format!(
                 "unknown joint kind `{}` for the joint `{name}`\nhelp: the kinds are `Revolute`, \
-                 `Prismatic`, `Spherical`, `Universal`, `Planar`, `Fixed`, `Free`, and the \
-                 loop-closing `Connect` and `Weld`",
+                 `Prismatic`, `Spherical`, `Universal`, `Planar`, `Fixed`, `Free`, the \
+                 loop-closing `Connect` and `Weld`, and `Wheel`",
                 item.kind
             ),
         ));
@@ -513,7 +530,58 @@ fn read_joint(
         }
         None => Some(None),
     };
-    let out = if matches!(kind, Kind::Connect | Kind::Weld) {
+    let out = if kind == Kind::Wheel {
+        let b = body(&mut f, errors, "body", true);
+        let radius = match f.get("radius") {
+            Some(e) => match val.num(e) {
+                Ok(r) if r > 0.0 => Some(r),
+                Ok(r) => {
+                    errors.push(syn::Error::new_spanned(
+                        e,
+                        format!("the wheel `{name}` has radius {r}: a radius must be positive"),
+                    ));
+                    None
+                }
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            },
+            None => {
+                errors.push(syn::Error::new(
+                    item.kind.span(),
+                    format!("the wheel `{name}` needs a `radius`"),
+                ));
+                None
+            }
+        };
+        let axis = match f.get("axis") {
+            Some(e) => val.unit(e).map_err(|e| errors.push(e)).ok(),
+            None => {
+                errors.push(syn::Error::new(
+                    item.kind.span(),
+                    format!("the wheel `{name}` needs its `axis` in the body's frame"),
+                ));
+                None
+            }
+        };
+        match (b, radius, axis) {
+            (Some(Some(body)), Some(radius), Some(axis)) => Some(Read::Wheel(WheelDecl {
+                name: item.name.clone(),
+                body,
+                radius,
+                axis,
+            })),
+            (Some(None), ..) => {
+                errors.push(syn::Error::new(
+                    item.name.span(),
+                    format!("the wheel `{name}` must be fixed to a body, not to `world`"),
+                ));
+                None
+            }
+            _ => None,
+        }
+    } else if matches!(kind, Kind::Connect | Kind::Weld) {
         let b1 = body(&mut f, errors, "body1", true);
         let b2 = body(&mut f, errors, "body2", true);
         let ck = if kind == Kind::Connect {
@@ -531,7 +599,7 @@ fn read_joint(
             }
         };
         match (b1, b2) {
-            (Some(body1), Some(body2)) => Some(Err(Close {
+            (Some(body1), Some(body2)) => Some(Read::Close(Close {
                 name: item.name.clone(),
                 body1,
                 body2,
@@ -628,7 +696,7 @@ fn read_joint(
             }
         }
         match (parent, child) {
-            (Some(parent), Some(Some(child))) => Some(Ok(Attach {
+            (Some(parent), Some(Some(child))) => Some(Read::Attach(Attach {
                 name: item.name.clone(),
                 parent,
                 child,
@@ -663,7 +731,11 @@ fn read_gravity(tokens: TokenStream, val: &Values) -> syn::Result<V3> {
 
 /// Orders the bodies parents first (each attached by the earliest joint whose parent is placed)
 /// and builds the tree; `spans[line]` is the span of what `line` names in the tree.
-fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> Option<Mechanism> {
+fn assemble(
+    w: Written,
+    errors: &mut Vec<syn::Error>,
+    spans: &mut Vec<Span>,
+) -> Option<(Mechanism, Vec<Wheel>)> {
     let index: HashMap<String, usize> = w
         .bodies
         .iter()
@@ -720,6 +792,11 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
             if !index.contains_key(&id.to_string()) {
                 unknown(id, "body", &c.name, errors);
             }
+        }
+    }
+    for wh in &w.wheels {
+        if !index.contains_key(&wh.body.to_string()) {
+            unknown(&wh.body, "body", &wh.name, errors);
         }
     }
     let named_wrong = errors.len() > before;
@@ -831,13 +908,25 @@ fn assemble(w: Written, errors: &mut Vec<syn::Error>, spans: &mut Vec<Span>) -> 
             }
         })
         .collect();
-    Some(Mechanism {
-        bodies,
-        closures,
-        mimics: Vec::new(),
-        actuators: Vec::new(),
-        gravity: w.gravity,
-    })
+    let wheels = w
+        .wheels
+        .iter()
+        .map(|wh| Wheel {
+            body: placed[index[&wh.body.to_string()]].unwrap_or_else(|| unreachable!()),
+            radius: wh.radius,
+            axis: wh.axis,
+        })
+        .collect();
+    Some((
+        Mechanism {
+            bodies,
+            closures,
+            mimics: Vec::new(),
+            actuators: Vec::new(),
+            gravity: w.gravity,
+        },
+        wheels,
+    ))
 }
 
 /// A configuration with no special angles, where the closures' independence is checked: a
@@ -962,6 +1051,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         let decls = read_bodies(&body_items, &val, &mut errors);
         let mut attaches = Vec::new();
         let mut closes = Vec::new();
+        let mut wheels = Vec::new();
         let mut seen: HashMap<String, Span> = HashMap::new();
         for item in &joint_items {
             if seen
@@ -975,8 +1065,9 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 continue;
             }
             match read_joint(item, &val, &mut errors) {
-                Some(Ok(a)) => attaches.push(a),
-                Some(Err(c)) => closes.push(c),
+                Some(Read::Attach(a)) => attaches.push(a),
+                Some(Read::Close(c)) => closes.push(c),
+                Some(Read::Wheel(w)) => wheels.push(w),
                 None => {}
             }
         }
@@ -1012,6 +1103,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                     bodies: decls,
                     attaches,
                     closes,
+                    wheels,
                     gravity,
                 },
                 &mut errors,
@@ -1025,7 +1117,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     input.consts = consts;
     let has_errors = !errors.is_empty();
     input.errors.extend(errors);
-    let Some((mech, spans)) = mech.filter(|_| !has_errors) else {
+    let Some(((mech, wheels), spans)) = mech.filter(|_| !has_errors) else {
         mark_invalid(input, key_span);
         return TokenStream::new();
     };
@@ -1049,5 +1141,13 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         }
     };
     let check_at = generic_configuration(&mech);
-    install(input, &mech, key_span, key_span, &report, Some(&check_at))
+    install(
+        input,
+        &mech,
+        key_span,
+        key_span,
+        &report,
+        Some(&check_at),
+        &wheels,
+    )
 }

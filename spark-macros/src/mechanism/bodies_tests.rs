@@ -161,3 +161,27 @@ fn model_errors_name_the_body_or_joint() {
         &["universal joint `j`", "not parallel"],
     );
 }
+
+#[test]
+fn wheel_errors_name_the_wheel() {
+    one_error(
+        "struct M {
+            bodies: { a: Body { mass: 1.0, inertia: [0.1, 0.2, 0.1] } },
+            joints: {
+                j: Free { parent: world, child: a },
+                w: Wheel { body: a, radius: -0.3, axis: [0.0, 1.0, 0.0] },
+            },
+        }",
+        &["wheel `w`", "radius must be positive"],
+    );
+    one_error(
+        "struct M {
+            bodies: { a: Body { mass: 1.0, inertia: [0.1, 0.2, 0.1] } },
+            joints: {
+                j: Free { parent: world, child: a },
+                w: Wheel { body: a, radius: 0.3 },
+            },
+        }",
+        &["wheel `w`", "needs its `axis`"],
+    );
+}

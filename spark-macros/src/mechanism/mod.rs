@@ -1,4 +1,5 @@
-//! Mechanisms from model files: `urdf: "path"` and `mjcf: "path"` in `mechanics!`.
+//! Mechanisms from model files (`urdf: "path"` and `mjcf: "path"` in `mechanics!`) and written
+//! in the macro itself (`bodies`, `joints`, `gravity`: [`bodies`]).
 //!
 //! The file is read at compile time (the path relative to the directory of the `Cargo.toml` of
 //! the crate being compiled), turned into a tree of bodies and joints ([`tree`]), and lowered
@@ -17,6 +18,7 @@ pub mod symbolic;
 pub mod tree;
 pub mod urdf;
 pub mod values;
+pub mod wheels;
 pub mod xml;
 
 #[cfg(test)]
@@ -61,6 +63,8 @@ pub struct Lowered {
     pub lagrangian: TokenStream,
     /// The holonomic rows.
     pub holonomic: Vec<TokenStream>,
+    /// The nonholonomic rows (wheels rolling without slip).
+    pub nonholonomic: Vec<TokenStream>,
     /// `½ Σ d v²`, when some joint has damping.
     pub dissipation: Option<TokenStream>,
     /// Motors: (input identifier, coordinate, gear).
@@ -130,7 +134,7 @@ pub fn lower(
     g: &[Ident; 3],
     span: Span,
 ) -> Result<Lowered, Failures> {
-    lower_checked_at(mech, q, v, g, span, None)
+    lower_checked_at(mech, q, v, g, span, None, &[])
 }
 
 /// [`lower`], with the closures' independence checked at `check_at` instead of the reference
@@ -142,6 +146,7 @@ pub fn lower_checked_at(
     g: &[Ident; 3],
     span: Span,
     check_at: Option<&[f64]>,
+    wheels: &[wheels::Wheel],
 ) -> Result<Lowered, Failures> {
     let layout = Layout::of(mech);
     let n = layout.n;
@@ -166,6 +171,13 @@ pub fn lower_checked_at(
     let frames = kinematics::frames(&mut sym, mech, &layout);
     let (t, pot) = kinematics::energies(&mut sym, mech, &layout, &frames);
     let rows = kinematics::rows(&mut sym, mech, &layout, &frames, &data);
+    let mut wheel_holonomic = Vec::new();
+    let mut nonholonomic = Vec::new();
+    for (i, w) in wheels.iter().enumerate() {
+        let (h, nh) = wheels::rows(&mut sym, &frames[w.body], w, i);
+        wheel_holonomic.push(h);
+        nonholonomic.extend(nh);
+    }
 
     // Rows that folded to constants: dropped when (numerically) zero, else the loop is open.
     let tag_name = |tag: Option<usize>| -> (String, u32) {
@@ -292,7 +304,9 @@ pub fn lower_checked_at(
 
     let (tt, vt) = (sym.tokens(&t), sym.tokens(&pot));
     let lagrangian = quote!(#tt - #vt);
-    let holonomic = kept.iter().map(|&k| sym.tokens(&rows.rows[k].0)).collect();
+    let mut holonomic: Vec<TokenStream> =
+        kept.iter().map(|&k| sym.tokens(&rows.rows[k].0)).collect();
+    holonomic.extend(wheel_holonomic);
     let mut coord_names = Vec::new();
     let mut ranges = vec![None; n];
     let mut efforts = vec![None; n];
@@ -329,6 +343,7 @@ pub fn lower_checked_at(
         lets: sym.lets,
         lagrangian,
         holonomic,
+        nonholonomic,
         dissipation,
         motors,
         reference,
@@ -583,7 +598,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             return items;
         }
     };
-    items.extend(install(input, &mech, span, key_span, &report, None));
+    items.extend(install(input, &mech, span, key_span, &report, None, &[]));
     items
 }
 
@@ -608,6 +623,7 @@ pub(crate) fn install(
     key_span: Span,
     report: &dyn Fn(&mut ModelInput, &[xml::FileError]),
     check_at: Option<&[f64]>,
+    wheels: &[wheels::Wheel],
 ) -> TokenStream {
     let mut items = TokenStream::new();
     let n = kinematics::Layout::of(mech).n;
@@ -622,7 +638,7 @@ pub(crate) fn install(
         Ident::new("gravity_y", span),
         Ident::new("gravity_z", span),
     ];
-    let low = match lower_checked_at(mech, &q, &v, &g, span, check_at) {
+    let low = match lower_checked_at(mech, &q, &v, &g, span, check_at, wheels) {
         Ok(l) => l,
         Err(errors) => {
             report(input, &errors);
@@ -738,6 +754,28 @@ pub(crate) fn install(
                 "dissipation",
                 key_span,
                 FieldValue::Expr(Box::new(parse_expr(d.clone()))),
+            ),
+        }
+    }
+    // Nonholonomic: the wheels' rows, then the user's.
+    let mut nonhol: Vec<Expr> = low.nonholonomic.iter().cloned().map(parse_expr).collect();
+    if !nonhol.is_empty() {
+        match input
+            .fields
+            .iter_mut()
+            .find(|f| f.key == "nonholonomic")
+            .map(|f| &mut f.value)
+        {
+            Some(FieldValue::Exprs(list)) => {
+                nonhol.append(&mut list.exprs);
+                list.exprs = nonhol;
+            }
+            Some(_) => {}
+            None => add_field(
+                input,
+                "nonholonomic",
+                key_span,
+                FieldValue::Exprs(ExprList { exprs: nonhol }),
             ),
         }
     }
