@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::bodies::{eigenvalues, inertia_problem};
+use super::items::{eigenvalues, inertia_problem};
 use super::tree::{self, M3};
 use super::values::Values;
 use crate::parse::ModelInput;

@@ -12,6 +12,7 @@
 //! file changes.
 
 pub mod bodies;
+pub mod items;
 pub mod kinematics;
 pub mod mjcf;
 pub mod symbolic;
