@@ -36,6 +36,9 @@ pub const FIELD_NAMES: &[&str] = &[
     "urdf",
     "mjcf",
     "actuated",
+    "bodies",
+    "joints",
+    "gravity",
 ];
 
 /// `$(#[attr])* $vis struct $Name { $($field: $value),* $(,)? }`
@@ -188,7 +191,9 @@ impl FieldValue {
         errors: &mut Vec<syn::Error>,
     ) -> syn::Result<Self> {
         Ok(match key.to_string().as_str() {
-            "urdf" | "mjcf" | "actuated" => FieldValue::Tokens(tokens_to_comma(input)),
+            "urdf" | "mjcf" | "actuated" | "bodies" | "joints" | "gravity" => {
+                FieldValue::Tokens(tokens_to_comma(input))
+            }
             "forces" if input.peek(syn::token::Brace) => FieldValue::Tokens(tokens_to_comma(input)),
             "coordinates" | "velocities" | "momenta" | "variables" | "multipliers" | "inputs" => {
                 let what = match key.to_string().as_str() {

@@ -12,6 +12,7 @@ mod arrays;
 mod bad_inputs;
 mod ball_table;
 mod bicycle;
+mod bodies;
 mod charged_particle;
 mod control_ilqr;
 mod control_linearize;

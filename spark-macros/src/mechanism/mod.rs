@@ -1,4 +1,5 @@
-//! Mechanisms from model files: `urdf: "path"` and `mjcf: "path"` in `mechanics!`.
+//! Mechanisms from model files (`urdf: "path"` and `mjcf: "path"` in `mechanics!`) and written
+//! in the macro itself (`bodies`, `joints`, `gravity`: [`bodies`]).
 //!
 //! The file is read at compile time (the path relative to the directory of the `Cargo.toml` of
 //! the crate being compiled), turned into a tree of bodies and joints ([`tree`]), and lowered
@@ -10,13 +11,19 @@
 //! model unchanged. A `const _: &[u8] = include_bytes!(..)` makes the crate rebuild when the
 //! file changes.
 
+pub mod bodies;
+pub mod items;
 pub mod kinematics;
 pub mod mjcf;
 pub mod symbolic;
 pub mod tree;
 pub mod urdf;
+pub mod values;
+pub mod wheels;
 pub mod xml;
 
+#[cfg(test)]
+mod bodies_tests;
 #[cfg(test)]
 mod tests;
 
@@ -57,6 +64,8 @@ pub struct Lowered {
     pub lagrangian: TokenStream,
     /// The holonomic rows.
     pub holonomic: Vec<TokenStream>,
+    /// The nonholonomic rows (wheels rolling without slip).
+    pub nonholonomic: Vec<TokenStream>,
     /// `½ Σ d v²`, when some joint has damping.
     pub dissipation: Option<TokenStream>,
     /// Motors: (input identifier, coordinate, gear).
@@ -118,12 +127,27 @@ fn coordinate_names(joint: &tree::Joint) -> Vec<String> {
 pub type Failures = Vec<xml::FileError>;
 
 /// Lowers a mechanism: the symbolic model plus the checks at the reference configuration.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn lower(
     mech: &Mechanism,
     q: &[Ident],
     v: &[Ident],
     g: &[Ident; 3],
     span: Span,
+) -> Result<Lowered, Failures> {
+    lower_checked_at(mech, q, v, g, span, None, &[])
+}
+
+/// [`lower`], with the closures' independence checked at `check_at` instead of the reference
+/// configuration (a mechanism written in `mechanics!` is often singular at zero angles).
+pub fn lower_checked_at(
+    mech: &Mechanism,
+    q: &[Ident],
+    v: &[Ident],
+    g: &[Ident; 3],
+    span: Span,
+    check_at: Option<&[f64]>,
+    wheels: &[wheels::Wheel],
 ) -> Result<Lowered, Failures> {
     let layout = Layout::of(mech);
     let n = layout.n;
@@ -148,6 +172,13 @@ pub fn lower(
     let frames = kinematics::frames(&mut sym, mech, &layout);
     let (t, pot) = kinematics::energies(&mut sym, mech, &layout, &frames);
     let rows = kinematics::rows(&mut sym, mech, &layout, &frames, &data);
+    let mut wheel_holonomic = Vec::new();
+    let mut nonholonomic = Vec::new();
+    for (i, w) in wheels.iter().enumerate() {
+        let (h, nh) = wheels::rows(&mut sym, &frames[w.body], w, i);
+        wheel_holonomic.push(h);
+        nonholonomic.extend(nh);
+    }
 
     // Rows that folded to constants: dropped when (numerically) zero, else the loop is open.
     let tag_name = |tag: Option<usize>| -> (String, u32) {
@@ -200,8 +231,9 @@ pub fn lower(
     };
     let h = 1e-6;
     let mut jac = vec![vec![0.0; n]; rows.rows.len()];
+    let at = check_at.map_or_else(|| reference.clone(), <[f64]>::to_vec);
     for i in 0..n {
-        let (mut qp, mut qm) = (reference.clone(), reference.clone());
+        let (mut qp, mut qm) = (at.clone(), at.clone());
         qp[i] += h;
         qm[i] -= h;
         let (gp, gm) = (eval_rows(&qp), eval_rows(&qm));
@@ -273,7 +305,9 @@ pub fn lower(
 
     let (tt, vt) = (sym.tokens(&t), sym.tokens(&pot));
     let lagrangian = quote!(#tt - #vt);
-    let holonomic = kept.iter().map(|&k| sym.tokens(&rows.rows[k].0)).collect();
+    let mut holonomic: Vec<TokenStream> =
+        kept.iter().map(|&k| sym.tokens(&rows.rows[k].0)).collect();
+    holonomic.extend(wheel_holonomic);
     let mut coord_names = Vec::new();
     let mut ranges = vec![None; n];
     let mut efforts = vec![None; n];
@@ -310,6 +344,7 @@ pub fn lower(
         lets: sym.lets,
         lagrangian,
         holonomic,
+        nonholonomic,
         dissipation,
         motors,
         reference,
@@ -426,6 +461,11 @@ fn parse_expr(tokens: TokenStream) -> Expr {
 /// Replaces the file fields of `input` by the model they describe; returns the items to emit
 /// after the model (the rebuild trigger and the file's constants).
 pub fn desugar(input: &mut ModelInput) -> TokenStream {
+    if input.fields.iter().any(|f| {
+        (f.key == "bodies" || f.key == "joints") && matches!(f.value, FieldValue::Tokens(_))
+    }) {
+        return bodies::desugar(input);
+    }
     let files: Vec<usize> = (0..input.fields.len())
         .filter(|&i| {
             let k = input.fields[i].key.to_string();
@@ -435,7 +475,12 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     if files.is_empty() {
         for f in &mut input.fields {
             if let FieldValue::Tokens(t) = &f.value {
-                let msg = if f.key == "forces" {
+                let msg = if f.key == "gravity" {
+                    "`gravity` belongs to a mechanism written with `bodies` and `joints`\nhelp: \
+                     a model file sets its own gravity (MJCF `<option gravity>`, or \
+                     (0, 0, -9.81) for a URDF), overridable through the parameters \
+                     `gravity_x`, `gravity_y`, `gravity_z`"
+                } else if f.key == "forces" {
                     "forces keyed by joint (`forces: { joint: expr }`) need a model from a file \
                      (`urdf:` or `mjcf:`)\nhelp: list one force per coordinate: `forces: [f1, f2]`"
                 } else {
@@ -446,6 +491,14 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             }
         }
         return TokenStream::new();
+    }
+    if let Some(f) = input.fields.iter().find(|f| f.key == "gravity") {
+        input.errors.push(syn::Error::new(
+            f.key.span(),
+            "`gravity` belongs to a mechanism written with `bodies` and `joints`\nhelp: a model \
+             file sets its own gravity, overridable through the parameters `gravity_x`, \
+             `gravity_y`, `gravity_z`",
+        ));
     }
     if files.len() > 1 {
         let k = &input.fields[files[1]].key;
@@ -466,13 +519,6 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     };
     // From here on the model's own fields are given: an error leaves them invalid, so that the
     // pipeline reports nothing more than the file's errors.
-    let mark_invalid = |input: &mut ModelInput| {
-        for k in ["coordinates", "velocities", "lagrangian"] {
-            if !input.fields.iter().any(|f| f.key == k) {
-                add_field(input, k, key_span, FieldValue::Invalid);
-            }
-        }
-    };
     let lit: LitStr = match syn::parse2(tokens.clone()) {
         Ok(l) => l,
         Err(_) => {
@@ -480,7 +526,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 tokens.clone(),
                 "expected the model file's path as a string, such as `\"models/arm.urdf\"`",
             ));
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return TokenStream::new();
         }
     };
@@ -522,7 +568,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                     lit.value()
                 ),
             ));
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return TokenStream::new();
         }
     };
@@ -549,11 +595,39 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Ok(m) => m,
         Err(errors) => {
             report(input, &errors.list);
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return items;
         }
     };
-    let n = kinematics::Layout::of(&mech).n;
+    items.extend(install(input, &mech, span, key_span, &report, None, &[]));
+    items
+}
+
+/// Marks the model's own fields invalid (when the mechanism failed), so that the pipeline
+/// reports nothing more than the mechanism's errors.
+pub(crate) fn mark_invalid(input: &mut ModelInput, key_span: Span) {
+    for k in ["coordinates", "velocities", "lagrangian"] {
+        if !input.fields.iter().any(|f| f.key == k) {
+            add_field(input, k, key_span, FieldValue::Invalid);
+        }
+    }
+}
+
+/// Installs a mechanism as the model's own fields (coordinates, velocities, gravity
+/// parameters, definitions, Lagrangian, holonomic rows, dissipation, inputs and forces from
+/// `actuated` and keyed `forces`) and returns its constants. `span` is given to the names the
+/// expansion makes, `key_span` to the fields it adds; the mechanism's failures go to `report`.
+pub(crate) fn install(
+    input: &mut ModelInput,
+    mech: &Mechanism,
+    span: Span,
+    key_span: Span,
+    report: &dyn Fn(&mut ModelInput, &[xml::FileError]),
+    check_at: Option<&[f64]>,
+    wheels: &[wheels::Wheel],
+) -> TokenStream {
+    let mut items = TokenStream::new();
+    let n = kinematics::Layout::of(mech).n;
     let q: Vec<Ident> = (0..n)
         .map(|k| crate::unroll::element(&Ident::new("q", span), k))
         .collect();
@@ -565,11 +639,11 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Ident::new("gravity_y", span),
         Ident::new("gravity_z", span),
     ];
-    let low = match lower(&mech, &q, &v, &g, span) {
+    let low = match lower_checked_at(mech, &q, &v, &g, span, check_at, wheels) {
         Ok(l) => l,
         Err(errors) => {
             report(input, &errors);
-            mark_invalid(input);
+            mark_invalid(input, key_span);
             return items;
         }
     };
@@ -681,6 +755,28 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 "dissipation",
                 key_span,
                 FieldValue::Expr(Box::new(parse_expr(d.clone()))),
+            ),
+        }
+    }
+    // Nonholonomic: the wheels' rows, then the user's.
+    let mut nonhol: Vec<Expr> = low.nonholonomic.iter().cloned().map(parse_expr).collect();
+    if !nonhol.is_empty() {
+        match input
+            .fields
+            .iter_mut()
+            .find(|f| f.key == "nonholonomic")
+            .map(|f| &mut f.value)
+        {
+            Some(FieldValue::Exprs(list)) => {
+                nonhol.append(&mut list.exprs);
+                list.exprs = nonhol;
+            }
+            Some(_) => {}
+            None => add_field(
+                input,
+                "nonholonomic",
+                key_span,
+                FieldValue::Exprs(ExprList { exprs: nonhol }),
             ),
         }
     }
