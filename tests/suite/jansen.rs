@@ -88,7 +88,7 @@ fn recorded_foot(t: &Table, theta: f64) -> [f64; 2] {
     let i = x.floor() as isize;
     let s = x - i as f64;
     let mut foot = [0.0; 2];
-    for (k, node) in (-1..=2).enumerate() {
+    for node in -1..=2 {
         let mut w = 1.0;
         for other in -1..=2 {
             if other != node {
@@ -98,7 +98,6 @@ fn recorded_foot(t: &Table, theta: f64) -> [f64; 2] {
         let r = (i + node).rem_euclid(n as isize) as usize;
         foot[0] += w * 0.01 * t.f64(r, "foot_x");
         foot[1] += w * 0.01 * t.f64(r, "foot_y");
-        let _ = k;
     }
     foot
 }
