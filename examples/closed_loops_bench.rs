@@ -145,7 +145,10 @@ fn sweep<Sys, const N: usize, const M: usize, const K: usize>(
         2.0 * h_ref,
         (fine.q[0] - coarse.q[0]).abs()
     );
-    println!("# reference {name} crank({T_ACCURACY} s) = {:.17e}", fine.q[0]);
+    println!(
+        "# reference {name} crank({T_ACCURACY} s) = {:.17e}",
+        fine.q[0]
+    );
     for (label, order) in [("GL2", 2), ("GL3", 3)] {
         for h in [0.02, 0.01, 0.005, 0.0025] {
             let go = |t| match order {
@@ -189,12 +192,26 @@ fn main() {
     println!("# output of cargo run --release -p spark-examples --example closed_loops_bench");
     println!("# conservative (damping cancelled, motor off); error = |crank angle(10 s) - GL3 reference|; long run: every step checked");
     println!("model       meth  h       crank err(10 s)  CPU s/sim s (median of 3)  max |g| (1000 s)  leg gap (1000 s)  dE/E max (1000 s)");
-    sweep("four_bar", FourBarLoop::default(), FourBarLoop::REFERENCE_CONFIGURATION, 3.0, 5e-4, None);
+    sweep(
+        "four_bar",
+        FourBarLoop::default(),
+        FourBarLoop::REFERENCE_CONFIGURATION,
+        3.0,
+        5e-4,
+        None,
+    );
     let r = jansen::pose(0.0, false);
     let gap = move |s: &State<7>| {
         let q: [f64; 7] = s.q.into();
         let (_, gaps) = jansen::forward(&r, &q);
         gaps.iter().fold(0.0f64, |m, g| m.max(*g))
     };
-    sweep("jansen_leg", JansenLeg::default(), JansenLeg::REFERENCE_CONFIGURATION, 8.0, 5e-4, Some(&gap));
+    sweep(
+        "jansen_leg",
+        JansenLeg::default(),
+        JansenLeg::REFERENCE_CONFIGURATION,
+        8.0,
+        5e-4,
+        Some(&gap),
+    );
 }

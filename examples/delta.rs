@@ -65,10 +65,7 @@ fn radial(i: usize) -> V3 {
 fn elbow(i: usize, q: f64) -> V3 {
     let e = radial(i);
     let b = TILT + q;
-    add(
-        scale(R_BASE + ARM * b.cos(), e),
-        [0.0, 0.0, -ARM * b.sin()],
-    )
+    add(scale(R_BASE + ARM * b.cos(), e), [0.0, 0.0, -ARM * b.sin()])
 }
 
 /// The platform's centre from the three arm coordinates: the lower intersection of the spheres
@@ -113,6 +110,12 @@ fn inverse(c: V3) -> [f64; 3] {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "{} coordinates, {} closure rows, sparse factors: {}",
+        Delta::COORDINATE_NAMES.len(),
+        Delta::HOLONOMIC_CONSTRAINTS,
+        <Delta as spark::Lagrangian<15, 12, 0>>::SPARSE_SADDLE
+    );
     let home = forward([0.0; 3]);
     let back = inverse(home);
     println!(
@@ -170,8 +173,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "10 s of PD tracking (kp = {kp}, kd = {kd}, GL2, h = {h}): worst closure residual {closure:.1e} m; \
          platform tracking error {worst_track:.1e} m (worst), {late_track:.1e} m after t = 2 s"
     );
+    // The same run without the full-Newton fallback: does the simplified iteration converge?
+    let no_fallback = spark::Options {
+        full_newton_fallback: false,
+        ..spark::Options::DEFAULT
+    };
+    let mut sim =
+        Integrator::<Delta, GaussLobatto<2>>::new(Delta::default(), h)?.with_options(no_fallback);
+    let mut s = State::new(0.0, Delta::REFERENCE_CONFIGURATION, [0.0; 15]);
+    let mut failed = None;
+    for _ in 0..steps {
+        let goal = inverse(target(s.t + h));
+        let d = sim.system_mut();
+        let u: [f64; 3] =
+            std::array::from_fn(|i| kp * (goal[i] - s.q[arms[i]]) - kd * s.v[arms[i]]);
+        (d.arm_0_motor, d.arm_1_motor, d.arm_2_motor) = (u[0], u[1], u[2]);
+        if let Err(e) = sim.step(&mut s) {
+            failed = Some(e);
+            break;
+        }
+    }
+    match failed {
+        None => println!("without the full-Newton fallback: 10 s stepped as well"),
+        Some(e) => println!(
+            "without the full-Newton fallback: the step fails at t = {}: {e}",
+            s.t
+        ),
+    }
+
     use plotters::style::RGBColor;
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/figures/delta_platform_path.svg");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/figures/delta_platform_path.svg"
+    );
     plot::lines(
         file,
         "Delta robot from MJCF under arm PD control: platform centre, top view",

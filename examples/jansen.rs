@@ -164,7 +164,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let legs = [Leg::new(&JansenLeg::COORDINATE_NAMES, "", 0.0, false)];
     let leg = drive(leg_sys, 0.002, &legs).map_err(|(t, e)| format!("leg: t = {t}: {e}"))?;
-    report("one leg (7 coordinates, 6 closure rows), GL2, h = 0.002", &leg);
+    report(
+        "one leg (7 coordinates, 6 closure rows), GL2, h = 0.002",
+        &leg,
+    );
 
     // The walker: same legs, same crank. Its step fails (the report says where): see
     // docs/performance.md, "Issue 29: closed loops beside MuJoCo".
@@ -180,6 +183,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         drive: TORQUE,
         ..JansenWalker::default()
     };
+    println!(
+        "walker: sparse factors {}",
+        <JansenWalker as spark::Lagrangian<25, 24, 0>>::SPARSE_SADDLE
+    );
     match drive(walker_sys, 0.002, &walker_legs) {
         Ok(w) => report(
             "walker of four legs (25 coordinates, 24 closure rows), GL2, h = 0.002",
@@ -188,6 +195,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err((t, e)) => println!(
             "walker of four legs (25 coordinates, 24 closure rows), GL2, h = 0.002: \
              NOT simulated, the step fails at t = {t}: {e}"
+        ),
+    }
+
+    // Why the walker fails: the leg's steps converge only through the full-Newton fallback
+    // (its simplified iteration does not), which models with sparse factors and more than
+    // `Options::DENSE_NEWTON_LIMIT` stage unknowns (the walker: 2 × (25 + 24) = 98) do not have.
+    let no_fallback = spark::Options {
+        full_newton_fallback: false,
+        ..spark::Options::DEFAULT
+    };
+    let mut sim = Integrator::<JansenLeg, GaussLobatto<2>>::new(
+        JansenLeg {
+            drive: TORQUE,
+            ..JansenLeg::default()
+        },
+        0.002,
+    )?
+    .with_options(no_fallback);
+    let mut s = State::new(0.0, [0.0; 7], [0.0; 7]);
+    match (0..500).try_for_each(|_| sim.step(&mut s).map(|_| ())) {
+        Ok(()) => println!("one leg without the full-Newton fallback: 1 s stepped"),
+        Err(e) => println!(
+            "one leg without the full-Newton fallback: the step fails at t = {}: {e}",
+            s.t
         ),
     }
 
@@ -200,15 +231,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     use plotters::style::RGBColor;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/figures/jansen_foot_path.svg");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/figures/jansen_foot_path.svg"
+    );
     plot::lines(
         path,
         "Jansen leg from MJCF: foot path over the last two crank turns of 1000 s (spark GL2)",
         ("x (m)", plot::Axis::Linear),
         ("y (m)", plot::Axis::Linear),
         &[
-            ("kinematics (circle intersections)", &kinematic, RGBColor(200, 200, 200)),
-            ("simulated foot, t in [998, 1000] s", &leg.feet[0], RGBColor(214, 39, 40)),
+            (
+                "kinematics (circle intersections)",
+                &kinematic,
+                RGBColor(200, 200, 200),
+            ),
+            (
+                "simulated foot, t in [998, 1000] s",
+                &leg.feet[0],
+                RGBColor(214, 39, 40),
+            ),
         ],
     )?;
     println!("wrote docs/figures/jansen_foot_path.svg");

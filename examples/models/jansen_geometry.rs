@@ -122,7 +122,9 @@ mod jansen {
     /// The hinge coordinates `[crank, bar_j, bar_k, triangle_bde, bar_f, bar_c, triangle_ghi]`
     /// (each body's angle relative to its parent, from the reference pose `r`) of the pose `x`.
     pub fn coordinates(r: &Joints, x: &Joints) -> [f64; 7] {
-        let wrap = |a: f64| (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+        let wrap = |a: f64| {
+            (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
+        };
         let d = |a0: f64, a1: f64| wrap(a1 - a0);
         let crank = d(angle(r.o, r.pin), angle(x.o, x.pin));
         let j = d(angle(r.pin, r.upper), angle(x.pin, x.upper));
@@ -131,7 +133,15 @@ mod jansen {
         let f = d(angle(r.back, r.knee), angle(x.back, x.knee));
         let c = d(angle(r.p, r.lower), angle(x.p, x.lower));
         let ghi = d(angle(r.lower, r.knee), angle(x.lower, x.knee));
-        [crank, wrap(j - crank), wrap(k - crank), bde, wrap(f - bde), c, wrap(ghi - c)]
+        [
+            crank,
+            wrap(j - crank),
+            wrap(k - crank),
+            bde,
+            wrap(f - bde),
+            c,
+            wrap(ghi - c),
+        ]
     }
 
     /// Forward kinematics along the two trees (from O and from P): the joints, and the three

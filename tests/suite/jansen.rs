@@ -40,7 +40,15 @@ fn recorded(t: &Table, r: usize) -> jansen::Joints {
 fn the_file_has_one_degree_of_freedom_and_a_motor() {
     assert_eq!(
         JansenLeg::COORDINATE_NAMES,
-        ["crank", "bar_j", "bar_k", "triangle_bde", "bar_f", "bar_c", "triangle_ghi"]
+        [
+            "crank",
+            "bar_j",
+            "bar_k",
+            "triangle_bde",
+            "bar_f",
+            "bar_c",
+            "triangle_ghi"
+        ]
     );
     // Three planar connects: their out-of-plane rows are dropped, six rows remain.
     assert_eq!(JansenLeg::HOLONOMIC_CONSTRAINTS, 6);
@@ -71,9 +79,11 @@ fn recorded_poses_satisfy_the_model_closures() {
         // Forward kinematics of those coordinates return the recorded joints.
         let (x, _) = jansen::forward(&reference, &q);
         worst.1 = worst.1.max(jansen::dist(x.foot, pose.foot));
-        worst.2 = worst
-            .2
-            .max(jansen::bar_errors(&pose).iter().fold(0.0f64, |m, e| m.max(e.abs())));
+        worst.2 = worst.2.max(
+            jansen::bar_errors(&pose)
+                .iter()
+                .fold(0.0f64, |m, e| m.max(e.abs())),
+        );
     }
     assert!(worst.0 < 1e-14, "closure residual {:e} m", worst.0);
     assert!(worst.1 < 1e-14, "foot {:e} m", worst.1);
@@ -135,7 +145,10 @@ fn driven_leg_keeps_its_bars_and_walks_the_recorded_path() {
     assert!(worst_g < 1e-12, "closure residual {worst_g:e} m");
     assert!(worst_bar < 1e-12, "bar lengths and gaps {worst_bar:e} m");
     // Interpolation over 1° rows: about 1e-7 m.
-    assert!(worst_foot < 1e-6, "foot off the recorded path by {worst_foot:e} m");
+    assert!(
+        worst_foot < 1e-6,
+        "foot off the recorded path by {worst_foot:e} m"
+    );
     // The crank turned more than once, forward.
     assert!(s.q[0] > std::f64::consts::TAU, "crank angle {}", s.q[0]);
     // Energy balance: E(T) − E(0) = τ (θ(T) − θ(0)) − ∫ d ω² dt.
