@@ -13,6 +13,7 @@ equality solref (MuJoCo's default 0.02 1, and the stiffest it keeps stable, 2 dt
 
     pip install mujoco numpy
     python3 benches/mujoco_loops.py > benches/mujoco_loops.txt
+    python3 benches/mujoco_loops.py start   # only the start states and their energies
 """
 
 import os
@@ -101,7 +102,23 @@ def run(name, integrator, dt, solref, t_end, samples):
     return data.qpos[crank], gap, worst_e, cpu
 
 
+def starts():
+    """The start state and MuJoCo's energy there, for each model (to compare with spark's)."""
+    for name in MODELS:
+        model = mujoco.MjModel.from_xml_path(os.path.join(ROOT, MODELS[name]))
+        model.dof_damping[:] = 0.0
+        q0, v0, _ = start(model, name)
+        data = mujoco.MjData(model)
+        data.qpos[:] = q0
+        data.qvel[:] = v0
+        mujoco.mj_forward(model, data)
+        print(f"# {name}: start q = qpos0, v = {[float(x) for x in v0]}, energy {data.energy.sum():.12f}")
+
+
 def main():
+    if sys.argv[1:] == ["start"]:
+        starts()
+        return
     ref = spark_reference()
     load = os.getloadavg()
     print(f"# output of python3 benches/mujoco_loops.py; {platform.processor() or platform.machine()}, "
