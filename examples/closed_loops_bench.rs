@@ -200,10 +200,10 @@ fn main() {
         5e-4,
         None,
     );
-    let r = jansen::pose(0.0, false);
+    let r = linkage::pose(0.0, false);
     let gap = move |s: &State<7>| {
         let q: [f64; 7] = s.q.into();
-        let (_, gaps) = jansen::forward(&r, &q);
+        let (_, gaps) = linkage::forward(&r, &q);
         gaps.iter().fold(0.0f64, |m, g| m.max(*g))
     };
     sweep(

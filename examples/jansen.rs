@@ -41,7 +41,7 @@ const T_END: f64 = 1000.0;
 /// A leg of a model: the pose of its reference configuration, and the indices of its
 /// coordinates `[crank, bar_j, bar_k, triangle_bde, bar_f, bar_c, triangle_ghi]`.
 struct Leg {
-    reference: jansen::Joints,
+    reference: linkage::Joints,
     index: [usize; 7],
 }
 
@@ -50,7 +50,7 @@ impl Leg {
         let find = |n: String| names.iter().position(|m| *m == n).expect("joint in file");
         let joint = |j: &str| find(format!("{j}{tag}"));
         Leg {
-            reference: jansen::pose(phase, mirrored),
+            reference: linkage::pose(phase, mirrored),
             index: [
                 find("crank".to_string()),
                 joint("bar_j"),
@@ -64,8 +64,8 @@ impl Leg {
     }
 
     /// The leg's joints and loop gaps at coordinates `q`.
-    fn forward(&self, q: &[f64]) -> (jansen::Joints, [f64; 3]) {
-        jansen::forward(&self.reference, &self.index.map(|i| q[i]))
+    fn forward(&self, q: &[f64]) -> (linkage::Joints, [f64; 3]) {
+        linkage::forward(&self.reference, &self.index.map(|i| q[i]))
     }
 }
 
@@ -123,7 +123,7 @@ where
         for (leg, foot) in legs.iter().zip(run.feet.iter_mut()) {
             let (x, gaps) = leg.forward(s.q.as_slice());
             run.gap = gaps.iter().fold(run.gap, |m, g| m.max(*g));
-            run.bars = jansen::bar_errors(&x)
+            run.bars = linkage::bar_errors(&x)
                 .iter()
                 .fold(run.bars, |m, e| m.max(e.abs()));
             // The last two turns of the crank, one point in ten steps.
@@ -226,7 +226,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // intersections at 360 crank angles.
     let kinematic: Vec<(f64, f64)> = (0..=360)
         .map(|k| {
-            let x = jansen::pose(f64::from(k).to_radians(), false);
+            let x = linkage::pose(f64::from(k).to_radians(), false);
             (x.foot[0], x.foot[1])
         })
         .collect();

@@ -6,7 +6,7 @@
 // metres, in the x-y plane.
 
 #[allow(dead_code)]
-mod jansen {
+mod linkage {
     /// Centimetres to metres.
     const SCALE: f64 = 0.01;
     /// The holy numbers a..m (tests/data/jansen.md), in centimetres.

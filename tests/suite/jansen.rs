@@ -17,14 +17,14 @@ spark::mechanics! {
 }
 
 /// The joints of the recorded leg at row `r` (metres).
-fn recorded(t: &Table, r: usize) -> jansen::Joints {
+fn recorded(t: &Table, r: usize) -> linkage::Joints {
     let p = |name: &str| {
         [
             0.01 * t.f64(r, &format!("{name}_x")),
             0.01 * t.f64(r, &format!("{name}_y")),
         ]
     };
-    jansen::Joints {
+    linkage::Joints {
         o: p("O"),
         p: p("P"),
         pin: p("crank"),
@@ -63,24 +63,24 @@ fn recorded_poses_satisfy_the_model_closures() {
     let sim = Integrator::<JansenLeg, GaussLobatto<2>>::new(JansenLeg::default(), 0.01).unwrap();
     // The file is posed at crank angle 0, the recorded row 0; the geometry module agrees.
     let reference = recorded(&t, 0);
-    let mine = jansen::pose(0.0, false);
+    let mine = linkage::pose(0.0, false);
     for (a, b) in [(reference.foot, mine.foot), (reference.knee, mine.knee)] {
-        assert!(jansen::dist(a, b) < 1e-15, "{a:?} {b:?}");
+        assert!(linkage::dist(a, b) < 1e-15, "{a:?} {b:?}");
     }
     let mut worst = (0.0f64, 0.0f64, 0.0f64);
     for r in 0..t.len() {
         let pose = recorded(&t, r);
-        let q = jansen::coordinates(&reference, &pose);
+        let q = linkage::coordinates(&reference, &pose);
         // The recorded crank angle is the crank's coordinate.
         assert!((q[0] - t.f64(r, "theta")).sin().abs() < 1e-14, "row {r}");
         let s = State::new(0.0, q, [0.0; 7]);
         // The model's closure rows vanish at every recorded pose: its bars are the holy numbers.
         worst.0 = worst.0.max(sim.constraint_residual(&s).0);
         // Forward kinematics of those coordinates return the recorded joints.
-        let (x, _) = jansen::forward(&reference, &q);
-        worst.1 = worst.1.max(jansen::dist(x.foot, pose.foot));
+        let (x, _) = linkage::forward(&reference, &q);
+        worst.1 = worst.1.max(linkage::dist(x.foot, pose.foot));
         worst.2 = worst.2.max(
-            jansen::bar_errors(&pose)
+            linkage::bar_errors(&pose)
                 .iter()
                 .fold(0.0f64, |m, e| m.max(e.abs())),
         );
@@ -134,13 +134,13 @@ fn driven_leg_keeps_its_bars_and_walks_the_recorded_path() {
         dissipated += 0.05 * 0.5 * h * (w0 * w0 + s.v[0] * s.v[0]);
         worst_g = worst_g.max(sim.constraint_residual(&s).0);
         let q: [f64; 7] = s.q.into();
-        let (x, gaps) = jansen::forward(&reference, &q);
-        let bars = jansen::bar_errors(&x);
+        let (x, gaps) = linkage::forward(&reference, &q);
+        let bars = linkage::bar_errors(&x);
         worst_bar = bars
             .iter()
             .chain(gaps.iter())
             .fold(worst_bar, |m, e| m.max(e.abs()));
-        worst_foot = worst_foot.max(jansen::dist(x.foot, recorded_foot(&t, q[0])));
+        worst_foot = worst_foot.max(linkage::dist(x.foot, recorded_foot(&t, q[0])));
     }
     assert!(worst_g < 1e-12, "closure residual {worst_g:e} m");
     assert!(worst_bar < 1e-12, "bar lengths and gaps {worst_bar:e} m");
