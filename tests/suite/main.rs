@@ -23,6 +23,7 @@ mod emprk;
 mod forces;
 mod four_bar;
 mod helpers;
+mod jansen;
 mod jacobian_stack;
 mod large_sums;
 mod lints;
