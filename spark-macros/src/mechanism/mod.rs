@@ -12,6 +12,7 @@
 
 pub mod kinematics;
 pub mod mjcf;
+pub mod poses;
 pub mod symbolic;
 pub mod tree;
 pub mod urdf;
@@ -861,5 +862,6 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             pub const BODY_NAMES: [&'static str; #nb] = [#(#bodies),*];
         }
     });
+    items.extend(poses::items(&mech, name));
     items
 }
