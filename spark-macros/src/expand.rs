@@ -180,18 +180,30 @@ pub(crate) struct Derivatives {
     pub(crate) wq_v: Vec<Id>,
 }
 
+/// Up to this many coordinates the Lagrangian's gradient is taken by forward rules.
+const FORWARD_UP_TO: usize = 3;
+
 pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     let n = model.vars.n;
     let vars = model.vars;
     let ar = &mut model.arena;
     let l = model.lagrangian;
     // ∂L/∂v and ∂L/∂q by one reverse sweep: their DAGs share every node, so the second
-    // derivatives below (forward, per variable) grow with n · |L|, not n² · |L|.
-    let wrt: Vec<usize> = (0..n)
-        .map(|a| vars.v(a))
-        .chain((0..n).map(|a| vars.q(a)))
-        .collect();
-    let grad = ar.gradient(l, &wrt);
+    // derivatives below (forward, per variable) grow with n · |L|, not n² · |L|. With at most
+    // `FORWARD_UP_TO` coordinates the forward rules cost about the same and are kept, so the
+    // small models' code is the one their tests were written against (the reverse sweep
+    // changes round-off: see docs/performance.md, issue 29).
+    let grad = if n > FORWARD_UP_TO {
+        let wrt: Vec<usize> = (0..n)
+            .map(|a| vars.v(a))
+            .chain((0..n).map(|a| vars.q(a)))
+            .collect();
+        ar.gradient(l, &wrt)
+    } else {
+        let dv = (0..n).map(|a| ar.diff(l, vars.v(a))).collect::<Vec<_>>();
+        let dq = (0..n).map(|a| ar.diff(l, vars.q(a))).collect::<Vec<_>>();
+        dv.into_iter().chain(dq).collect()
+    };
     let p: Vec<Id> = grad[..n].to_vec();
     // The generalized force: ∂L/∂q plus the non-conservative forces, if any.
     let f: Vec<Id> = (0..n)
