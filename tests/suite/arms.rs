@@ -117,25 +117,21 @@ fn poses_agree<const N: usize, const B: usize>(
     for pose in poses(&table) {
         let q: [f64; N] = dynamics.vector(pose.state, "q");
         let all = body_poses(&SVector::from(q));
-        let (p, r) = match body_names.iter().position(|b| *b == pose.body) {
-            Some(i) => (all[i].0.into(), all[i].1.transpose().into()),
-            None => {
-                assert_eq!(pose.body, "world", "{name}: body missing from BODY_NAMES");
-                (
-                    [0.0; 3],
-                    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-                )
-            }
-        };
         // nalgebra's arrays are column-major: the transpose's columns are the rows.
-        let (p, r): ([f64; 3], [[f64; 3]; 3]) = (p, r);
-        let mut err = 0.0f64;
-        for i in 0..3 {
-            err = err.max((p[i] - pose.position[i]).abs());
-            for j in 0..3 {
-                err = err.max((r[i][j] - pose.rotation[i][j]).abs());
-            }
-        }
+        let (p, r): ([f64; 3], [[f64; 3]; 3]) =
+            match body_names.iter().position(|b| *b == pose.body) {
+                Some(i) => (all[i].0.into(), all[i].1.transpose().into()),
+                None => {
+                    assert_eq!(pose.body, "world", "{name}: body missing from BODY_NAMES");
+                    (
+                        [0.0; 3],
+                        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+                    )
+                }
+            };
+        let got = p.iter().chain(r.iter().flatten());
+        let want = pose.position.iter().chain(pose.rotation.iter().flatten());
+        let err = got.zip(want).fold(0.0f64, |m, (g, w)| m.max((g - w).abs()));
         assert!(
             err < TOL,
             "{name}, state {}, body {}: position {p:?} rotation {r:?} against {:?} {:?}",
