@@ -107,6 +107,64 @@ fn urdf_chain(n: usize) -> String {
     s + "</robot>\n"
 }
 
+/// Issue 29's size table: `files [chainN | panda | ur5 | mjcf_arm ...]` (default: the Panda, the
+/// UR5 and the URDF chains of 5, 10, 20, 30 links), one expansion each (the large ones take
+/// seconds), with the size of each generated function.
+fn files(which: &[String]) {
+    let default: Vec<String> = ["panda", "ur5", "chain5", "chain10", "chain20", "chain30"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let which = if which.is_empty() {
+        &default[..]
+    } else {
+        which
+    };
+    let dir = std::env::temp_dir().join(format!("spark-expansion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/models");
+    for w in which {
+        let (key, path) = match w.as_str() {
+            "panda" => ("urdf", format!("{models}/panda/panda.urdf")),
+            "ur5" => ("urdf", format!("{models}/ur5/ur5_robot.urdf")),
+            "mjcf_arm" => ("mjcf", format!("{models}/mjcf_arm.xml")),
+            c => {
+                let n: usize = c.trim_start_matches("chain").parse().expect("chainN");
+                let path = dir.join(format!("chain{n}.urdf"));
+                std::fs::write(&path, urdf_chain(n)).unwrap();
+                ("urdf", path.to_str().unwrap().to_string())
+            }
+        };
+        let key = quote::format_ident!("{}", key);
+        let tokens = quote::quote!(pub struct FromFile { #key: #path, });
+        let start = Instant::now();
+        let out = expand::expand(tokens);
+        let secs = start.elapsed().as_secs_f64();
+        let text = out.to_string();
+        println!(
+            "{w}: expansion {secs:.2} s, {} characters of code",
+            text.len()
+        );
+        // The generated functions, by size.
+        let mut fns: Vec<(usize, String)> = Vec::new();
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find(" fn ") {
+            rest = &rest[i + 4..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let end = rest.find(" fn ").unwrap_or(rest.len());
+            fns.push((end, name));
+        }
+        fns.sort_by(|a, b| b.cmp(a));
+        for (size, name) in fns.iter().take(8) {
+            println!("    fn {name}: {size} characters");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Median of `runs` expansions of `tokens`, in seconds, and the size of the code.
 fn time_expansion(tokens: &proc_macro2::TokenStream, runs: usize) -> (f64, f64, f64, usize) {
     let mut times = Vec::new();
@@ -171,6 +229,10 @@ fn main() {
         } else {
             &sizes
         });
+        return;
+    }
+    if args.first().map(String::as_str) == Some("files") {
+        files(&args[1..]);
         return;
     }
     // Mechanisms from URDF files: serial chains of 5 .. 30 links, and the model files of

@@ -180,16 +180,35 @@ pub(crate) struct Derivatives {
     pub(crate) wq_v: Vec<Id>,
 }
 
+/// Up to this many coordinates the Lagrangian's gradient is taken by forward rules.
+const FORWARD_UP_TO: usize = 3;
+
 pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     let n = model.vars.n;
     let vars = model.vars;
     let ar = &mut model.arena;
     let l = model.lagrangian;
-    let p: Vec<Id> = (0..n).map(|a| ar.diff(l, vars.v(a))).collect();
+    // ∂L/∂v and ∂L/∂q by one reverse sweep: their DAGs share every node, so the second
+    // derivatives below (forward, per variable) grow with n · |L|, not n² · |L|. With at most
+    // `FORWARD_UP_TO` coordinates the forward rules cost about the same and are kept, so the
+    // small models' code is the one their tests were written against (the reverse sweep
+    // changes round-off: see docs/performance.md, issue 29).
+    let grad = if n > FORWARD_UP_TO {
+        let wrt: Vec<usize> = (0..n)
+            .map(|a| vars.v(a))
+            .chain((0..n).map(|a| vars.q(a)))
+            .collect();
+        ar.gradient(l, &wrt)
+    } else {
+        let dv = (0..n).map(|a| ar.diff(l, vars.v(a))).collect::<Vec<_>>();
+        let dq = (0..n).map(|a| ar.diff(l, vars.q(a))).collect::<Vec<_>>();
+        dv.into_iter().chain(dq).collect()
+    };
+    let p: Vec<Id> = grad[..n].to_vec();
     // The generalized force: ∂L/∂q plus the non-conservative forces, if any.
     let f: Vec<Id> = (0..n)
         .map(|a| {
-            let lq = ar.diff(l, vars.q(a));
+            let lq = grad[n + a];
             match model.forces.get(a) {
                 Some(&qa) => ar.add(lq, qa),
                 None => lq,
@@ -239,8 +258,11 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         wq.push((0..n).map(|a| ar.diff(wk, vars.q(a))).collect());
         w.push(wk);
     }
-    let lvq_v = times_velocity(ar, vars, &lvq);
-    let wq_v = times_velocity(ar, vars, &wq);
+    // `Σ_b ∂x/∂q_b v_b` as one directional derivative along the velocities each: the functions
+    // that only need these products (mass_force, hidden_constraint) never reach the blocks.
+    let along_v: Vec<(usize, Id)> = (0..n).map(|b| (vars.q(b), ar.var(vars.v(b)))).collect();
+    let lvq_v = p.iter().map(|&pa| ar.directional(pa, &along_v)).collect();
+    let wq_v = w.iter().map(|&wk| ar.directional(wk, &along_v)).collect();
     Derivatives {
         p,
         f,
@@ -256,24 +278,6 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         wq,
         wq_v,
     }
-}
-
-/// `Σ_b rows[a][b] v_b` for each row `a`: a Jacobian block with respect to q applied to the
-/// velocities.
-fn times_velocity(ar: &mut Arena, vars: Vars, rows: &[Vec<Id>]) -> Vec<Id> {
-    rows.iter()
-        .map(|row| {
-            let terms: Vec<Id> = row
-                .iter()
-                .enumerate()
-                .map(|(b, &d)| {
-                    let v = ar.var(vars.v(b));
-                    ar.mul(d, v)
-                })
-                .collect();
-            ar.sum(&terms)
-        })
-        .collect()
 }
 
 /// Targets `out.name[i]` of a vector.

@@ -8,6 +8,7 @@ mod common;
 
 mod acceleration;
 mod adaptive;
+mod arms;
 mod arrays;
 mod bad_inputs;
 mod ball_table;

@@ -15,6 +15,7 @@ pub mod bodies;
 pub mod items;
 pub mod kinematics;
 pub mod mjcf;
+pub mod poses;
 pub mod symbolic;
 pub mod tree;
 pub mod urdf;
@@ -957,5 +958,6 @@ pub(crate) fn install(
             pub const BODY_NAMES: [&'static str; #nb] = [#(#bodies),*];
         }
     });
+    items.extend(poses::items(&mech, name));
     items
 }

@@ -1,5 +1,7 @@
 //! Symbolic differentiation: one rule per node kind, memoized per (node, variable).
 
+use std::collections::{HashMap, HashSet};
+
 use super::expr::Arena;
 use super::node::{Id, Node};
 
@@ -16,6 +18,103 @@ impl Arena {
             self.diff_memo.insert((id, var), d);
         }
         self.derivative_of_child(e, var)
+    }
+
+    /// `[∂e/∂x_v for v in vars]` by one reverse (adjoint) sweep over the DAG of `e`.
+    ///
+    /// Forward differentiation ([`Arena::diff`]) builds one derivative DAG per variable, each as
+    /// large as the part of `e` that depends on it; for a Lagrangian whose bodies all depend
+    /// on the first joints that is `O(n · |e|)` nodes, and the second derivatives taken from
+    /// them `O(n² · |e|)`. The adjoint sweep builds the whole gradient in `O(|e|)` nodes, and
+    /// the gradient's entries share them, so the second derivatives cost `O(n · |e|)`.
+    ///
+    /// Every node's local partial derivatives are those of [`Arena::diff`]'s rules (the
+    /// child's derivative set to one, the others to zero), so both give the same values.
+    /// Iterative, like `diff`.
+    pub fn gradient(&mut self, e: Id, vars: &[usize]) -> Vec<Id> {
+        let order = self.reachable(&[e], |_| false);
+        let wanted: HashMap<usize, usize> = vars.iter().enumerate().map(|(k, &v)| (v, k)).collect();
+        // Which nodes depend on a wanted variable (children come first in `order`).
+        let mut depends: HashSet<Id> = HashSet::new();
+        for &id in &order {
+            let d = match self.node(id) {
+                Node::Var(v) => wanted.contains_key(v),
+                node => node.children().iter().any(|c| depends.contains(c)),
+            };
+            if d {
+                depends.insert(id);
+            }
+        }
+        let zero = self.constant(0.0);
+        let mut out = vec![zero; vars.len()];
+        if !depends.contains(&e) {
+            return out;
+        }
+        let mut contributions: HashMap<Id, Vec<Id>> = HashMap::new();
+        contributions.insert(e, vec![self.constant(1.0)]);
+        for &id in order.iter().rev() {
+            if !depends.contains(&id) {
+                continue;
+            }
+            let adjoint = match contributions.remove(&id) {
+                Some(terms) => self.sum(&terms),
+                None => continue,
+            };
+            if self.is_zero(adjoint) {
+                continue;
+            }
+            if let Node::Var(v) = *self.node(id) {
+                out[wanted[&v]] = adjoint;
+                continue;
+            }
+            let children: Vec<Id> = self.node(id).children().to_vec();
+            let mut seen: Vec<Id> = Vec::with_capacity(children.len());
+            for &c in &children {
+                if !depends.contains(&c) || seen.contains(&c) {
+                    continue;
+                }
+                seen.push(c);
+                let local = self.partial(id, c, &children);
+                if self.is_zero(local) {
+                    continue;
+                }
+                let term = self.mul(adjoint, local);
+                contributions.entry(c).or_default().push(term);
+            }
+        }
+        out
+    }
+
+    /// The directional derivative `Σ_v seed_v · ∂e/∂x_v` by one forward sweep (a Jacobian
+    /// applied to a vector without building the Jacobian): `O(|e|)` nodes where summing the
+    /// `diff`s costs one derivative DAG per seeded variable.
+    pub fn directional(&mut self, e: Id, seeds: &[(usize, Id)]) -> Id {
+        // A private variable index per sweep, so the memo entries never meet `diff`'s.
+        self.directions += 1;
+        let key = usize::MAX - self.directions;
+        for &(v, seed) in seeds {
+            let x = self.var(v);
+            self.diff_memo.insert((x, key), seed);
+        }
+        self.diff(e, key)
+    }
+
+    /// `∂ node / ∂ child` with the other children held fixed, by the forward rule of the node
+    /// with the child's derivative one and the others' zero (a private variable index).
+    fn partial(&mut self, id: Id, child: Id, children: &[Id]) -> Id {
+        const LOCAL: usize = usize::MAX;
+        debug_assert!(self.directions < usize::MAX / 2);
+        let one = self.constant(1.0);
+        let zero = self.constant(0.0);
+        for &c in children {
+            self.diff_memo
+                .insert((c, LOCAL), if c == child { one } else { zero });
+        }
+        let d = self.derivative_of_node(id, LOCAL);
+        for &c in children {
+            self.diff_memo.remove(&(c, LOCAL));
+        }
+        d
     }
 
     /// The memoized derivative of a node whose derivative has been computed.

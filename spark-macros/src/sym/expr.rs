@@ -17,6 +17,8 @@ pub struct Arena {
     memo: HashMap<Node, Id>,
     /// Derivative memo: (node, variable) → derivative.
     pub(super) diff_memo: HashMap<(Id, usize), Id>,
+    /// Directional derivatives taken so far (each gets its own key in `diff_memo`).
+    pub(super) directions: usize,
 }
 
 impl Arena {

@@ -206,6 +206,55 @@ proptest! {
         prop_assume!(compared, "no point of the domain was usable");
     }
 
+    /// The reverse sweep (`gradient`, all three variables at once and a subset) and the
+    /// directional derivative give the values of the forward rules (`diff`), and the
+    /// gradient's second derivatives too, up to the
+    /// rounding noise of each (measured by perturbing every intermediate).
+    #[test]
+    fn gradient_matches_forward_derivatives(t in tree(), points in prop::collection::vec(point(), 4)) {
+        let mut a = Arena::new();
+        let e = t.build(&mut a);
+        let grad = a.gradient(e, &[0, 1, 2]);
+        let part = a.gradient(e, &[2, 0]);
+        prop_assert_eq!(part, vec![grad[2], grad[0]]);
+        let forward: Vec<_> = (0..3).map(|i| a.diff(e, i)).collect();
+        let second: Vec<_> = (0..3).map(|i| a.diff(grad[i], (i + 1) % 3)).collect();
+        let second_fwd: Vec<_> = (0..3).map(|i| a.diff(forward[i], (i + 1) % 3)).collect();
+        // Along the direction (x1, 2, x0 x2): Σ seed_i ∂e/∂x_i.
+        let x: Vec<_> = (0..3).map(|i| a.var(i)).collect();
+        let two = a.constant(2.0);
+        let x0x2 = a.mul(x[0], x[2]);
+        let seeds = [x[1], two, x0x2];
+        let along = a.directional(e, &[(0, seeds[0]), (1, seeds[1]), (2, seeds[2])]);
+        let terms: Vec<_> = (0..3).map(|i| a.mul(seeds[i], forward[i])).collect();
+        let along_fwd = a.sum(&terms);
+        let outputs: Vec<_> = grad.iter().chain(&second).chain([&along]).copied().collect();
+        let reference: Vec<_> = forward.iter().chain(&second_fwd).chain([&along_fwd]).copied().collect();
+        for p in points {
+            let vars = |i: usize| p[i];
+            let got = a.eval_many(&outputs, &vars);
+            let want = a.eval_many(&reference, &vars);
+            let noise = |ids: &[_], at: &[f64]| -> Vec<f64> {
+                let up = a.eval_many_perturbed(ids, &vars, DELTA);
+                let down = a.eval_many_perturbed(ids, &vars, -DELTA);
+                (0..at.len()).map(|k| (up[k] - at[k]).abs().max((down[k] - at[k]).abs())).collect()
+            };
+            let (n1, n2) = (noise(&outputs, &got), noise(&reference, &want));
+            for k in 0..outputs.len() {
+                if !want[k].is_finite() || !got[k].is_finite()
+                    || !(n1[k] + n2[k]).is_finite()
+                    || n1[k] + n2[k] > 1e-6 * want[k].abs().max(1.0) {
+                    continue;
+                }
+                prop_assert!(
+                    close(got[k], want[k], 0.0, 10.0 * (n1[k] + n2[k])),
+                    "output {} at {:?}: reverse {} vs forward {}\nexpression: {}",
+                    k, p, got[k], want[k], a.show(e)
+                );
+            }
+        }
+    }
+
     /// The rendering of a simplified expression reads back to the same node: the canonical
     /// form is a fixed point of the smart constructors.
     #[test]
