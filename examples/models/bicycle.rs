@@ -163,7 +163,7 @@ spark::mechanics! {
 
 /// The linearization of the upright, straight-ahead motion: the lean and steer eigenvalues.
 #[allow(dead_code)]
-mod whipple {
+pub(crate) mod whipple {
     use super::Bicycle;
     use spark::nalgebra::{Complex, SMatrix};
     use spark::{GaussLobatto, Integrator, State, StepJacobian, TangentBasis};
