@@ -939,7 +939,8 @@ pub(crate) fn install(
     let nb = bodies.len();
     let motor_names: Vec<String> = low.motors.iter().map(|m| m.0.to_string()).collect();
     items.extend(quote! {
-        #[allow(dead_code)]
+        // The file's numbers as written (a joint range of ±6.28318530718 is not `TAU`).
+        #[allow(dead_code, clippy::approx_constant)]
         impl #name {
             /// The reference configuration: where the model file puts every body (MuJoCo's
             /// `qpos0`; zero for a URDF's joints, the identity for its quaternions).
@@ -958,6 +959,6 @@ pub(crate) fn install(
             pub const BODY_NAMES: [&'static str; #nb] = [#(#bodies),*];
         }
     });
-    items.extend(poses::items(&mech, name));
+    items.extend(poses::items(mech, name));
     items
 }
