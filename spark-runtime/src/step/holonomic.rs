@@ -518,8 +518,13 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     }
                 }
             };
-            // Rounding level of the stage velocities: 64 ε (|V| + |q0|/h).
-            let position_noise = max_abs(&q0) * inv_h.abs();
+            // Rounding level of the stage velocities: 64 ε (|V| + (1 + |q0|)/h). The constraint
+            // rows g/h round at ε times the model's lengths, not at ε |q0|: without the `1 +`
+            // a linkage started from rest at q0 = 0 (the Jansen leg of `tests/models/`) had
+            // a floor of 64 ε |V| alone, its simplified updates stalled at about 4e2 times the
+            // tolerance and its first step failed without the full-Newton fallback. Full Newton
+            // uses the same `1 + |q0|` (`exact_correction`'s noise).
+            let position_noise = (1.0 + max_abs(&q0)) * inv_h.abs();
 
             // ---- stage solve -------------------------------------------------------------------
             // A linearly convergent iteration stops with about the tolerance left, while full
