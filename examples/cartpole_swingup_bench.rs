@@ -36,35 +36,8 @@ use swingup::{H_SWING, U_MAX};
 /// Iteration budget per solve.
 const MAX_ITERATIONS: usize = 1000;
 
-/// This thread's CPU time in seconds (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, Linux), NaN
-/// elsewhere.
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-fn cpu_seconds() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut t = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `clock_gettime` of the C library (linked by std on Linux) writes one `timespec`
-    // (two 64-bit integers on 64-bit Linux) to the pointer it is given, a live local here.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    if rc == 0 {
-        t.sec as f64 + t.nsec as f64 * 1e-9
-    } else {
-        f64::NAN
-    }
-}
-
-/// This thread's CPU time: not measured off 64-bit Linux.
-#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-fn cpu_seconds() -> f64 {
-    f64::NAN
-}
+include!("models/cpu_time.rs");
+use cpu_time::thread as cpu_seconds;
 
 /// One solve: the final inputs and trajectory, iterations, and `(wall, cpu, cost)` after each
 /// iteration.

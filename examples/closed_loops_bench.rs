@@ -32,25 +32,8 @@ spark::mechanics! {
     }
 }
 
-#[repr(C)]
-struct Timespec {
-    sec: i64,
-    nsec: i64,
-}
-
-extern "C" {
-    fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-}
-
-/// Process CPU time in seconds (Linux `CLOCK_PROCESS_CPUTIME_ID`, as Python's `process_time`).
-fn cpu_seconds() -> f64 {
-    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on x86_64/aarch64 Linux).
-    let rc = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime failed");
-    ts.sec as f64 + 1e-9 * ts.nsec as f64
-}
+include!("models/cpu_time.rs");
+use cpu_time::process as cpu_seconds;
 
 const T_ACCURACY: f64 = 10.0;
 const T_LONG: f64 = 1000.0;
