@@ -309,18 +309,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         }
         input.fields.retain(|f| f.key != k);
     }
-    for k in [
-        "coordinates",
-        "velocities",
-        "lagrangian",
-        "hamiltonian",
-        "momenta",
-        "variables",
-        "v",
-        "p",
-        "f",
-        "r",
-    ] {
+    for k in super::DERIVED_FIELDS {
         if let Some(f) = input.fields.iter().find(|f| f.key == k) {
             errors.push(syn::Error::new(
                 f.key.span(),

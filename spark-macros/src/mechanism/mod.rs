@@ -532,18 +532,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         }
     };
     let span = lit.span();
-    for k in [
-        "coordinates",
-        "velocities",
-        "lagrangian",
-        "hamiltonian",
-        "momenta",
-        "variables",
-        "v",
-        "p",
-        "f",
-        "r",
-    ] {
+    for k in DERIVED_FIELDS {
         if let Some(f) = input.fields.iter().find(|f| f.key == k) {
             input.errors.push(syn::Error::new(
                 f.key.span(),
@@ -613,6 +602,21 @@ pub(crate) fn mark_invalid(input: &mut ModelInput, key_span: Span) {
         }
     }
 }
+
+/// The fields a mechanism (a file, or `bodies` and `joints`) derives itself: writing one beside
+/// it is an error.
+pub(crate) const DERIVED_FIELDS: [&str; 10] = [
+    "coordinates",
+    "velocities",
+    "lagrangian",
+    "hamiltonian",
+    "momenta",
+    "variables",
+    "v",
+    "p",
+    "f",
+    "r",
+];
 
 /// Installs a mechanism as the model's own fields (coordinates, velocities, gravity
 /// parameters, definitions, Lagrangian, holonomic rows, dissipation, inputs and forces from
