@@ -184,3 +184,36 @@ mod arrays {
         assert_eq!(ArrayChain::COORDINATE_NAMES[3], "y[0]");
     }
 }
+
+mod helpers_as_items {
+    spark::mechanics! {
+        /// A helper whose `let` shadows its own parameter.
+        fn pot(x: f64, y: f64) -> f64 { let x = x * 2.0; x.powi(2) + y.powi(2) }
+        /// A helper parameter named `t`, like the time.
+        fn at(t: f64) -> f64 { t * 2.0 }
+        /// Helpers called with swapped arguments and one written after the struct; an integer
+        /// parameter default.
+        pub struct Hygienic {
+            coordinates: [x, y],
+            velocities: [vx, vy],
+            parameters: [j = 2],
+            lagrangian: 0.5 * j * (vx.powi(2) + vy.powi(2)) - pot(y, x) - at(t) * later(x),
+        }
+        /// Written after the struct, as Rust items may be.
+        fn later(a: f64) -> f64 { a }
+    }
+
+    #[test]
+    fn helpers_as_items_expand_lint_free() {
+        use spark::nalgebra::SVector;
+        use spark::Lagrangian;
+        // At (x, y) = (1, 3), t = 0.5, v = 0: L = -(pot(3, 1) + at(0.5) * later(1)) = -(36 + 1 + 1).
+        let l = Hygienic::default().lagrangian(
+            0.5,
+            &SVector::from([1.0, 3.0]),
+            &SVector::from([0.0, 0.0]),
+        );
+        assert_eq!(l, -38.0);
+        assert_eq!(Hygienic::default().j, 2.0);
+    }
+}

@@ -1,20 +1,19 @@
-//! The integration tests of `spark`, one module per topic, linked into ONE test binary: each
-//! separate file under `tests/` is its own crate linking the whole library, and 30 of them took
-//! most of the test command's time. `cargo test --release --test suite MODULE::` runs one topic.
-//! `ui` (trybuild compile-fail cases) stays a binary of its own; the counting global allocator of
-//! `no_alloc` is this binary's, and counts only the thread that watches.
+//! The integration tests of `spark` on integrators, methods, forces, control and runtime
+//! errors: one module per topic, linked into one test binary (`cargo test --release --test suite
+//! MODULE::` runs one topic). Each file directly under `tests/` is a crate of its own linking the
+//! whole library, so the tests are two binaries, built in parallel: this one and `mechanisms`
+//! (models from bodies, joints and files, which expand to the largest code). Shared helpers are
+//! in `tests/common/`. `ui` (trybuild compile-fail cases) is a third binary; the counting global
+//! allocator of `no_alloc` is this binary's, and counts only the thread that watches.
 
+#[path = "../common/mod.rs"]
 mod common;
 
 mod acceleration;
 mod adaptive;
-mod arms;
 mod arrays;
 mod bad_inputs;
 mod ball_table;
-mod bicycle;
-mod bicycle_bodies;
-mod bodies;
 mod charged_particle;
 mod control_ilqr;
 mod control_linearize;
@@ -25,23 +24,16 @@ mod emprk;
 mod forces;
 mod four_bar;
 mod helpers;
-mod jacobian_stack;
-mod jansen;
-mod large_sums;
 mod lints;
 mod lobatto;
 mod lobatto_index2;
-mod mechanism;
 mod no_alloc;
 mod nonholonomic;
 mod nonholonomic_lobatto;
 mod nonholonomic_nonlinear;
 mod pendulum;
 mod problem61;
-mod project_stack;
 mod reduced_evaluations;
-mod reference_data;
-mod rigid_body;
 mod runtime_errors;
 mod seven_body;
 mod sparse_saddle;

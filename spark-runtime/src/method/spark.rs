@@ -66,6 +66,24 @@ macro_rules! spark_method {
 /// let ratio = (end(0.04) - reference).norm() / (end(0.02) - reference).norm();
 /// assert!(ratio > 12.0 && ratio < 20.0, "{ratio}");
 /// ```
+///
+/// Zero stages do not compile (error E0080, "the (s,s)-Gauss-Lobatto SPARK method needs
+/// s >= 1"), reported when the step is instantiated: by `cargo build`, not `cargo check`:
+///
+/// ```compile_fail,E0080
+/// use spark::{GaussLobatto, Integrator, State};
+/// spark::mechanics! {
+///     pub struct Pendulum {
+///         coordinates: [x, y],
+///         velocities: [vx, vy],
+///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+///     }
+/// }
+/// let mut sim = Integrator::<Pendulum, GaussLobatto<0>>::new(Pendulum {}, 0.01).unwrap();
+/// let mut s = State::new(0.0, [1.0, 0.0], [0.0, 0.0]);
+/// sim.step(&mut s).unwrap();
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GaussLobatto<const S: usize>;
 
