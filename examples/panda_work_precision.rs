@@ -1,9 +1,9 @@
 //! spark's side of the Panda's work-precision beside Pinocchio (ABA + RK4) and MuJoCo (issue 29,
 //! `docs/performance.md`): the Panda of `tests/models/panda/panda.urdf` (no inputs, the URDF's
 //! joint damping 0.003 N m s per joint), passive for `T = 2 s` from two starts: `swing`, the arm
-//! bent downwards swinging about its hanging equilibrium (joint rates up to about 6 rad/s), and
-//! `fall`, the arm bent up in its workspace collapsing under gravity (joint limits are not
-//! enforced; the wrist whips up to about 50 rad/s).
+//! bent downwards swinging about its hanging equilibrium (the fastest joint at about 6 rad/s at
+//! 2 s), and `fall`, the arm bent up in its workspace collapsing under gravity (joint limits are
+//! not enforced; the wrist whips round, about 50 rad/s at 2 s).
 //!
 //! Prints, one tagged line each, in full precision (read by `benches/panda_work_precision.py`):
 //! - `start MOTION`: the start state `q`, `v`;
