@@ -202,7 +202,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The simplified iteration alone: models with sparse factors and more than
     // `Options::DENSE_NEWTON_LIMIT` stage unknowns (the walker: 2 × (25 + 24) = 98) have no
     // full-Newton fallback. From rest at q = 0 it used to stall at its rounding floor (which
-    // left out the `1 +` of `1 + |q0|`); `tests/suite/jansen.rs` checks that the leg steps.
+    // left out the `1 +` of `1 + |q0|`); `tests/mechanisms/jansen.rs` checks that the leg steps.
     let no_fallback = spark::Options {
         full_newton_fallback: false,
         ..spark::Options::DEFAULT

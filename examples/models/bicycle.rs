@@ -15,7 +15,7 @@
 //
 // Positions of the mass centres are written once; their velocities are `dt(...)`, the total
 // time derivative the macro takes symbolically. Shared by `examples/bicycle.rs` and
-// `tests/suite/bicycle.rs`.
+// `tests/mechanisms/bicycle.rs`.
 
 spark::mechanics! {
     /// x component of `Rz(ps) Rx(ph) Ry(th) (a, b, c)`: a vector fixed in the rear frame, in

@@ -10,7 +10,7 @@
 // Each wheel rolls without slip on the ground: one holonomic row (the contact height) and two
 // nonholonomic rows each, with the free joint's quaternion norm three holonomic and four
 // nonholonomic constraints on ten coordinates: the Whipple model's three degrees of freedom.
-// Shared by `tests/suite/bicycle_bodies.rs`.
+// Shared by `tests/mechanisms/bicycle_bodies.rs`.
 
 spark::mechanics! {
     /// The Whipple bicycle with the benchmark parameters, from bodies, joints and two wheels.

@@ -1,6 +1,6 @@
 // A four-bar linkage written with `bodies` and `joints`: the loop closed by a point connection
 // (a holonomic constraint, not a coordinate). Shared by `examples/bodies_four_bar.rs` and
-// `tests/suite/bodies.rs`.
+// `tests/mechanisms/bodies.rs`.
 
 spark::mechanics! {
     /// A four-bar in the x-z plane: crank 1 m from the origin, coupler 3 m, rocker 2 m from

@@ -3,7 +3,7 @@
 // Ω = 2 vec(q̄ ⊗ q̇). The term ½ (q · q̇)² vanishes with the hidden constraint q · q̇ = 0 and its
 // time derivative, so it leaves the motion unchanged; it makes the Lagrangian regular (the kinetic
 // energy alone does not depend on the component of q̇ along q). Shared by `examples/heavy_top.rs`
-// and `tests/suite/rigid_body.rs`.
+// and `tests/mechanisms/rigid_body.rs`.
 
 spark::mechanics! {
     /// Ω1, the body angular velocity about body axis 1.

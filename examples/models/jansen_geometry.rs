@@ -1,5 +1,5 @@
 // The geometry of a leg of Theo Jansen's linkage, independent of the model (included with
-// `include!` by examples/jansen.rs and tests/suite/jansen.rs): the joints' positions at a crank
+// `include!` by examples/jansen.rs and tests/mechanisms/jansen.rs): the joints' positions at a crank
 // angle by circle intersections on the leg's usual branch (as benches/reference/jansen.py), and
 // forward kinematics from the hinge coordinates of tests/models/jansen_leg.xml and
 // jansen_walker.xml (posed at crank angle 0). The holy numbers are centimetres; positions are

@@ -4,7 +4,7 @@
 // coordinates; the joint is three holonomic constraints. Each body's symmetry axis is its body
 // axis 3; gravity acts along −z. As in `heavy_top.rs`, ½ (q · q̇)² per quaternion makes the
 // Lagrangian regular and vanishes on the motion. Shared by `examples/heavy_top.rs` and
-// `tests/suite/rigid_body.rs`; include it after `heavy_top.rs`, whose `body_rate` and
+// `tests/mechanisms/rigid_body.rs`; include it after `heavy_top.rs`, whose `body_rate` and
 // `quaternion_rate` it uses.
 
 spark::mechanics! {

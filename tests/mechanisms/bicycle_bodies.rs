@@ -1,7 +1,7 @@
 //! The Whipple bicycle written with bodies, joints and two wheels
 //! (`examples/models/bicycle_bodies.rs`) against the benchmark of Meijaard et al. (2007): its
 //! lean and steer eigenvalues of the upright, straight-ahead motion from the step's exact
-//! Jacobian against Table 2 at v = 0, 1, ..., 10 m/s (as `tests/suite/bicycle.rs` checks the
+//! Jacobian against Table 2 at v = 0, 1, ..., 10 m/s (as `tests/mechanisms/bicycle.rs` checks the
 //! hand-written model), and its energy against the hand-written model's at the same motion.
 
 include!("../../examples/models/bicycle_bodies.rs");
@@ -9,11 +9,11 @@ include!("../../examples/models/bicycle_bodies.rs");
 use spark::nalgebra::{Complex, SMatrix};
 use spark::{GaussLobatto, Integrator, State, StepJacobian, TangentBasis};
 
-/// The method and step of the linearization, those of `tests/suite/bicycle.rs`.
+/// The method and step of the linearization, those of `tests/mechanisms/bicycle.rs`.
 const S: usize = 8;
 const H: f64 = 0.05;
 
-/// Meijaard et al. (2007), Table 2, as `tests/suite/bicycle.rs` checks it.
+/// Meijaard et al. (2007), Table 2, as `tests/mechanisms/bicycle.rs` checks it.
 use crate::bicycle::whipple::TABLE2;
 
 /// The index of the coordinate `name`.
@@ -40,7 +40,7 @@ fn upright(speed: f64) -> State<10> {
     State::new(0.0, q, v)
 }
 
-/// The one-step map of lean, steer and their rates (`B = P J T`, as in `tests/suite/bicycle.rs`).
+/// The one-step map of lean, steer and their rates (`B = P J T`, as in `tests/mechanisms/bicycle.rs`).
 /// Lean is the quaternion's x component (half the lean angle to first order), its rate that
 /// component's rate; held at zero: the rear wheel centre's x and y, the quaternion's z (yaw),
 /// the wheel angles and the centre's forward velocity. The directions these move (translation,

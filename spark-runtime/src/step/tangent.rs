@@ -86,7 +86,7 @@ fn normalize<const N: usize>(x: &mut Pair<N>) -> bool {
 /// frame and moved through the `Result`s of the calls above it into the caller's), the `2m + k`
 /// orthonormalized gradients of length `2n`, the constraint Jacobians (`2(m + k) n` numbers) and
 /// 8 KiB for the frames around them. Calibrated against the painted stack of 3D chains of 10 and
-/// 40 masses, which take 0.76 and 0.85 of it (`tests/suite/project_stack.rs`).
+/// 40 masses, which take 0.76 and 0.85 of it (`tests/mechanisms/project_stack.rs`).
 pub(crate) const fn stack_estimate(n: usize, m: usize, k: usize, d: usize) -> usize {
     let numbers = 4 * (2 * n * d) + 2 * n * (2 * m + k) + 2 * (m + k) * n;
     8 * numbers + 8192
