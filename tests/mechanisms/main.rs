@@ -11,6 +11,7 @@ mod arms;
 mod bicycle;
 mod bicycle_bodies;
 mod bodies;
+mod delta;
 mod jacobian_stack;
 mod jansen;
 mod large_sums;

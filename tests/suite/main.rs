@@ -19,7 +19,6 @@ mod control_ilqr;
 mod control_linearize;
 mod control_lqr;
 mod control_no_alloc;
-mod delta;
 mod double_pendulum;
 mod emprk;
 mod forces;
