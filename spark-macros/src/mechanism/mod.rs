@@ -459,6 +459,28 @@ fn parse_expr(tokens: TokenStream) -> Expr {
     syn::parse2(tokens).expect("generated expressions parse")
 }
 
+/// Puts the mechanism's constraint `rows` before the user's rows of the list field `key`
+/// (`holonomic`, `nonholonomic`), adding the field when the user wrote none.
+fn prepend_rows(input: &mut ModelInput, key: &str, rows: &[TokenStream], key_span: Span) {
+    let mut exprs: Vec<Expr> = rows.iter().cloned().map(parse_expr).collect();
+    if exprs.is_empty() {
+        return;
+    }
+    match input
+        .fields
+        .iter_mut()
+        .find(|f| f.key == key)
+        .map(|f| &mut f.value)
+    {
+        Some(FieldValue::Exprs(list)) => {
+            exprs.append(&mut list.exprs);
+            list.exprs = exprs;
+        }
+        Some(_) => {}
+        None => add_field(input, key, key_span, FieldValue::Exprs(ExprList { exprs })),
+    }
+}
+
 /// Replaces the file fields of `input` by the model they describe; returns the items to emit
 /// after the model (the rebuild trigger and the file's constants).
 pub fn desugar(input: &mut ModelInput) -> TokenStream {
@@ -722,27 +744,7 @@ pub(crate) fn install(
         FieldValue::Expr(Box::new(parse_expr(low.lagrangian.clone()))),
     );
     // Holonomic: the mechanism's rows, then the user's.
-    let mut hol: Vec<Expr> = low.holonomic.iter().cloned().map(parse_expr).collect();
-    if !hol.is_empty() {
-        match input
-            .fields
-            .iter_mut()
-            .find(|f| f.key == "holonomic")
-            .map(|f| &mut f.value)
-        {
-            Some(FieldValue::Exprs(list)) => {
-                hol.append(&mut list.exprs);
-                list.exprs = hol;
-            }
-            Some(_) => {}
-            None => add_field(
-                input,
-                "holonomic",
-                key_span,
-                FieldValue::Exprs(ExprList { exprs: hol }),
-            ),
-        }
-    }
+    prepend_rows(input, "holonomic", &low.holonomic, key_span);
     if let Some(d) = &low.dissipation {
         match input
             .fields
@@ -764,27 +766,7 @@ pub(crate) fn install(
         }
     }
     // Nonholonomic: the wheels' rows, then the user's.
-    let mut nonhol: Vec<Expr> = low.nonholonomic.iter().cloned().map(parse_expr).collect();
-    if !nonhol.is_empty() {
-        match input
-            .fields
-            .iter_mut()
-            .find(|f| f.key == "nonholonomic")
-            .map(|f| &mut f.value)
-        {
-            Some(FieldValue::Exprs(list)) => {
-                nonhol.append(&mut list.exprs);
-                list.exprs = nonhol;
-            }
-            Some(_) => {}
-            None => add_field(
-                input,
-                "nonholonomic",
-                key_span,
-                FieldValue::Exprs(ExprList { exprs: nonhol }),
-            ),
-        }
-    }
+    prepend_rows(input, "nonholonomic", &low.nonholonomic, key_span);
     // Generalized forces: motors, `actuated` joints, keyed forces, the user's list.
     let mut extra: Vec<Vec<TokenStream>> = vec![Vec::new(); n];
     let mut new_inputs: Vec<Ident> = Vec::new();
