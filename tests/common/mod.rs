@@ -86,3 +86,23 @@ where
     }
     s
 }
+
+/// A small deterministic generator (xorshift64*), uniform in [lo, hi): the random states of
+/// the mechanism tests, the same on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next number, uniform in `[lo, hi)`.
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * x
+    }
+
+    /// `N` numbers, each uniform in `[lo, hi)`.
+    pub fn array<const N: usize>(&mut self, lo: f64, hi: f64) -> [f64; N] {
+        core::array::from_fn(|_| self.uniform(lo, hi))
+    }
+}

@@ -5,21 +5,7 @@
 use spark::nalgebra::SVector;
 use spark::{GaussLobatto, Integrator, State};
 
-/// A small deterministic generator (xorshift64*), uniform in [lo, hi).
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let x = (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
-        lo + (hi - lo) * x
-    }
-    fn array<const N: usize>(&mut self, lo: f64, hi: f64) -> [f64; N] {
-        core::array::from_fn(|_| self.uniform(lo, hi))
-    }
-}
+use crate::common::Rng;
 
 fn assert_close<const N: usize>(what: &str, got: &SVector<f64, N>, want: &SVector<f64, N>) {
     let scale = 1.0 + want.amax();

@@ -42,18 +42,7 @@ spark::mechanics! {
     }
 }
 
-/// A small deterministic generator (xorshift64*), uniform in [lo, hi).
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let x = (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
-        lo + (hi - lo) * x
-    }
-}
+use crate::common::Rng;
 
 #[test]
 fn urdf_pendulum_energy_equals_hand_written_lagrangians() {
