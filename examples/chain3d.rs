@@ -10,6 +10,12 @@
 //! 5, 10 with a
 //! nonholonomic constraint on the last mass; then the GL2 step of the bicycle
 //! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`).
+//!
+//! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
+//! `bicycle`, `diff_drive`): 1000 steps of that model from the timed runs' start, untimed, for
+//! a profiler, e.g. `valgrind --tool=callgrind`, whose instruction counts do not depend on the
+//! machine's load (`docs/performance.md`); prints the iterations per step and a digest of the
+//! final state's bits (equal digests: bit-identical trajectories).
 
 use spark::{GaussLobatto, Inputs, Integrator, Lagrangian, Options, State};
 use std::hint::black_box;
@@ -96,11 +102,13 @@ where
     let mut s0: State<D> = start(n);
     sim.project(&mut s0).expect("consistent start");
     let (mut step, mut with) = (f64::INFINITY, f64::INFINITY);
+    let mut iterations = 0;
     for _ in 0..7 {
         let mut s = s0;
         let t0 = cpu_seconds();
         for _ in 0..100 {
             sim.step(black_box(&mut s)).expect("step");
+            iterations += sim.last_step_stats().stage_iterations;
         }
         step = step.min((cpu_seconds() - t0) * 1e4);
         let mut s = s0;
@@ -115,7 +123,8 @@ where
     let mut one_step = || sim.step(black_box(&mut s)).expect("step");
     let stack = stack::measure(&mut one_step);
     println!(
-        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs, step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
+        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs ({:.2} iterations), step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
+        f64::from(iterations) / 700.0,
         with / step,
         stack as f64 / 1024.0
     );
@@ -146,25 +155,101 @@ fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
     );
 }
 
-/// The bicycle (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s, as the example's ride) and the
-/// differential-drive robot (GL2, h = 0.01, torques 0.05 and 0.03 N m from rest at 0.5 m/s).
-fn vehicles() {
+/// 1000 steps (ten runs of 100 from `s0`) of `sim`, for a profiler.
+fn profile_steps<Sys, const D: usize, const M: usize, const K: usize>(
+    mut sim: Integrator<Sys, GaussLobatto<2>>,
+    s0: State<D>,
+) where
+    Sys: Lagrangian<D, M, K>,
+{
+    let mut iterations = 0;
+    let mut s = s0;
+    for _ in 0..10 {
+        s = s0;
+        for _ in 0..100 {
+            sim.step(black_box(&mut s)).expect("step");
+            iterations += sim.last_step_stats().stage_iterations;
+        }
+    }
+    // A digest of the final state's bits: equal digests, bit-identical trajectories.
+    let digest =
+        s.q.iter()
+            .chain(s.v.iter())
+            .fold(0u64, |d, x| d.rotate_left(7) ^ x.to_bits());
+    println!(
+        "1000 steps, {:.2} stage iterations/step, state digest {digest:016x}",
+        f64::from(iterations) / 1000.0
+    );
+}
+
+/// Runs [`profile_steps`] on the model `name` (see the module's doc).
+fn profile(name: &str) {
+    fn chain<Sys: Lagrangian<D, M, K> + Default, const D: usize, const M: usize, const K: usize>(
+        n: usize,
+    ) {
+        let sim = Integrator::<Sys, GaussLobatto<2>>::new(Sys::default(), 0.01).expect("valid h");
+        let mut s0: State<D> = start(n);
+        sim.project(&mut s0).expect("consistent start");
+        profile_steps(sim, s0);
+    }
+    match name {
+        "chain5" => chain::<Chain5, 15, 5, 0>(5),
+        "chain10" => chain::<Chain10, 30, 10, 0>(10),
+        "chain20" => chain::<Chain20, 60, 20, 0>(20),
+        "nonholonomic5" => chain::<NonholonomicChain5, 15, 5, 1>(5),
+        "nonholonomic10" => chain::<NonholonomicChain10, 30, 10, 1>(10),
+        "bicycle" => {
+            let (sim, s) = bicycle();
+            profile_steps(sim, s);
+        }
+        "diff_drive" => {
+            let (sim, s) = diff_drive();
+            profile_steps(sim, s);
+        }
+        other => panic!("unknown model {other:?}: see the module's doc"),
+    }
+}
+
+/// The bicycle's integrator and start (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s).
+fn bicycle() -> (Integrator<Bicycle, GaussLobatto<2>>, State<8>) {
     let p = Bicycle::default();
     let sim = Integrator::<Bicycle, GaussLobatto<2>>::new(p, 0.01).expect("valid h");
     let mut s = whipple::upright(&p, 4.0);
     s.v[3] = 0.5;
     sim.project(&mut s).expect("consistent start");
-    time_steps("bicycle GL2, h = 0.01", sim, s);
+    (sim, s)
+}
+
+/// The robot's integrator and start (GL2, h = 0.01, torques 0.05 and 0.03 N m, 0.5 m/s).
+fn diff_drive() -> (Integrator<DiffDrive, GaussLobatto<2>>, State<5>) {
     let mut robot = DiffDrive::default();
     (robot.tr, robot.tl) = (0.05, 0.03);
     let r = robot.r;
     let sim = Integrator::<DiffDrive, GaussLobatto<2>>::new(robot, 0.01).expect("valid h");
     let v = 0.5;
-    let s = State::new(0.0, [0.0; 5], [v, 0.0, 0.0, v / r, v / r]);
+    (sim, State::new(0.0, [0.0; 5], [v, 0.0, 0.0, v / r, v / r]))
+}
+
+/// The bicycle (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s, as the example's ride) and the
+/// differential-drive robot (GL2, h = 0.01, torques 0.05 and 0.03 N m from rest at 0.5 m/s).
+fn vehicles() {
+    let (sim, s) = bicycle();
+    time_steps("bicycle GL2, h = 0.01", sim, s);
+    let (sim, s) = diff_drive();
     time_steps("diff drive GL2, h = 0.01", sim, s);
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("steps") {
+        let name = std::env::args().nth(2).unwrap_or_default();
+        std::thread::Builder::new()
+            .stack_size(4 * stack::DEPTH)
+            .spawn(move || profile(&name))
+            .expect("thread")
+            .join()
+            .expect("run");
+        return;
+    }
     if std::env::args().nth(1).as_deref() == Some("jacobian") {
         std::thread::Builder::new()
             .stack_size(4 * stack::DEPTH)

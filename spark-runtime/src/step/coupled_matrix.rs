@@ -21,8 +21,9 @@
 //! `ã_is̃ = 0`, `E` is block triangular: `Ā'Ã'` (inverted by the tableau, `kron.p_inv`) and
 //! `b̃_s̃`. Eliminating `Δμ` leaves the nonholonomic Schur complement
 //! `Σ = CAⁿ ⊗ S_kk − (CA E⁻¹ BAⁿ) ⊗ (S_kg S_gg⁻¹ S_gk)`, `S K` square: the only dense matrix
-//! factored, tiny since `K` is. A solve costs `2(S + 1)` solves with `L`, `2(s̃ + 1)` with
-//! `S_gg` and products with `G`, `K_v`, `W`: `O(N)` for chain-like models with sparse factors.
+//! factored, tiny since `K` is. A solve costs `2(S + 1)` solves with `L`, `s̃ + 1` with `S_gg`
+//! and products with `G`, `K_v`, `W` and the `M × K` blocks `S_gk`, `S_gg⁻¹ S_gk` (kept from
+//! the factorization): `O(N)` for chain-like models with sparse factors.
 
 // Stage, slot and block indices follow the paper's subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -250,6 +251,11 @@ pub(crate) struct CoupledMatrix<const N: usize, const M: usize, const K: usize, 
     w: SMatrix<f64, N, K>,
     /// `G W`.
     gw: SMatrix<f64, M, K>,
+    /// `S_gg⁻¹ G W`.
+    sg_gw: SMatrix<f64, M, K>,
+    /// `(K_v W − (G W)ᵀ S_gg⁻¹ G W)⁻¹`: the nonholonomic Schur complement of the
+    /// continuous saddle system (for [`CoupledMatrix::predict`]); `None` when singular.
+    continuous: Option<SMatrix<f64, K, K>>,
     /// `F = E⁻¹ BAⁿ` (slots × stages).
     f: Slots<[f64; S], S>,
     /// `CA` (nonholonomic rows × slots).
@@ -288,6 +294,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
         }
         let t = gw.transpose() * sg_gw;
         let skk = kv * w;
+        let continuous = (skk - t).try_inverse();
         // BAⁿ, column by column through E⁻¹: F.
         let mut f = Slots::<[f64; S], S>::splat([0.0; S]);
         for j in 0..S {
@@ -360,6 +367,8 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
             kv: *kv,
             w,
             gw,
+            sg_gw,
+            continuous,
             f,
             ca,
             schur,
@@ -381,6 +390,29 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
     /// The factored `L` and `G` blocks.
     pub(crate) fn blocks(&self) -> &F {
         &self.blocks
+    }
+
+    /// Acceleration `a` and multipliers `λ`, `ψ` from the continuous saddle system
+    /// `L a + Gᵀλ + K_vᵀψ = force`, `G a = −c_g`, `K_v a = −c_k` with this matrix's blocks
+    /// (the holonomic step's `StageMatrix::predict` with the nonholonomic rows): the coupled step's starting guess. `None` when the
+    /// nonholonomic Schur complement `K_v W − (G W)ᵀ S_gg⁻¹ G W` is singular.
+    pub(crate) fn predict(
+        &self,
+        force: &SVector<f64, N>,
+        c_g: &SVector<f64, M>,
+        c_k: &SVector<f64, K>,
+    ) -> Option<(SVector<f64, N>, SVector<f64, M>, SVector<f64, K>)> {
+        let b = &self.blocks;
+        let mut y = *force;
+        b.solve_mass(&mut y);
+        // The holonomic multiplier without the nonholonomic rows, then ψ from their Schur
+        // complement and λ corrected by it.
+        let mut lambda = b.g_mul(&y) + c_g;
+        b.solve_schur(&mut lambda);
+        let psi = self.continuous? * (self.kv * y + c_k - self.gw.tr_mul(&lambda));
+        lambda -= self.sg_gw * psi;
+        let a = y - b.mass_g_tr(&lambda) - self.w * psi;
+        Some((a, lambda, psi))
     }
 
     /// Overwrites `r` with the solution of the approximate system with right-hand side `r`.
@@ -421,7 +453,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
             }
             apply_e_inv(tab, &mut z);
         }
-        // Σ Δν = k̂ − (CA ⊗ S_kg) z, with S_kg = Wᵀ Gᵀ.
+        // Σ Δν = k̂ − (CA ⊗ S_kg) z, with S_kg = Wᵀ Gᵀ = (G W)ᵀ.
         let mut nu = <NuLayout<K, S> as Layout>::fill(0.0);
         if K > 0 {
             let rhs = flat::<NuLayout<K, S>, f64>(&mut nu);
@@ -432,7 +464,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
                     for q in 0..=st {
                         comb.axpy(self.ca[i][q], &z[q], 1.0);
                     }
-                    v -= self.w.tr_mul(&b.g_tr_mul(&comb));
+                    v -= self.gw.tr_mul(&comb);
                 }
                 rhs[i * K..(i + 1) * K].copy_from_slice(v.as_slice());
             }
@@ -452,9 +484,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
                     for j in 0..S {
                         u.axpy(self.f[q][j], &r.nu[j], 1.0);
                     }
-                    let mut s = self.gw * u;
-                    b.solve_schur(&mut s);
-                    d -= s;
+                    d -= self.sg_gw * u;
                 }
                 r.mu[q] = d;
             }
@@ -602,5 +632,33 @@ mod tests {
         check(&LobattoIIIABD::<3>::TABLEAU);
         check(&crate::SymplecticEulerI::TABLEAU);
         check(&crate::SymplecticEulerII::TABLEAU);
+    }
+
+    /// The predictor's acceleration and multipliers solve the continuous saddle system with
+    /// the matrix's blocks, to round-off.
+    #[test]
+    fn prediction_solves_the_continuous_saddle_system() {
+        const N: usize = 5;
+        const M: usize = 2;
+        const K: usize = 2;
+        let l = SMatrix::<f64, N, N>::from_fn(|i, j| {
+            if i == j {
+                3.0 + i as f64
+            } else {
+                0.4 / (1.0 + (i + j) as f64)
+            }
+        });
+        let g = SMatrix::<f64, M, N>::from_fn(|i, j| ((i * N + j) as f64 * 0.71).sin());
+        let kv = SMatrix::<f64, K, N>::from_fn(|i, j| 0.4 + ((i + 3 * j) as f64 * 0.37).cos());
+        let blocks = DenseSaddle::new(&l, &g).unwrap();
+        let tab = &GaussLobatto::<2>::TABLEAU;
+        let matrix = CoupledMatrix::<N, M, K, 2, _>::new(tab, blocks, &kv).unwrap();
+        let force = SVector::<f64, N>::from_fn(|i, _| 1.0 - 0.3 * i as f64);
+        let (c_g, c_k) = (SVector::from([0.7, -1.1]), SVector::from([0.2, 0.5]));
+        let (a, lambda, psi) = matrix.predict(&force, &c_g, &c_k).unwrap();
+        let momentum = l * a + g.transpose() * lambda + kv.transpose() * psi - force;
+        assert!(momentum.amax() < 1e-13, "{momentum}");
+        assert!((g * a + c_g).amax() < 1e-13);
+        assert!((kv * a + c_k).amax() < 1e-13);
     }
 }

@@ -123,9 +123,10 @@ where
             let jacobian = self.jacobian_at(tab, &start, x)?;
             Ok((next, jacobian, stats))
         } else {
-            let (start, mut xbuf, iterations) = self.solve_mixed(tab)?;
+            let (mut xbuf, iterations) = self.solve_mixed(tab)?;
             let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
             let next = self.mixed_state(tab, x)?;
+            let start = StepStart::at(self.sys, self.state);
             let jacobian = self.jacobian_at(tab, &start, x)?;
             let stats = StepStats {
                 stage_iterations: iterations,

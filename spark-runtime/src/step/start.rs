@@ -38,6 +38,8 @@ pub(crate) struct StepStart<const N: usize, const M: usize> {
     pub q0: SVector<f64, N>,
     /// `p0 = ∇_v L(t0, q0, v0)`.
     pub p0: SVector<f64, N>,
+    /// `f0 = ∇_q L(t0, q0, v0)` plus the model's forces (for the coupled step's predictor).
+    pub f0: SVector<f64, N>,
     /// `G(t0, q0)`.
     pub gq0: SMatrix<f64, M, N>,
 }
@@ -49,10 +51,12 @@ impl<const N: usize, const M: usize> StepStart<N, M> {
         state: &State<N>,
         gq0: SMatrix<f64, M, N>,
     ) -> Self {
+        let (p0, f0) = sys.momentum_force(state.t, &state.q, &state.v);
         Self {
             t0: state.t,
             q0: state.q,
-            p0: sys.momentum_force(state.t, &state.q, &state.v).0,
+            p0,
+            f0,
             gq0,
         }
     }
