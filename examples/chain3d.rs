@@ -6,9 +6,9 @@
 //! `cargo run --release --example chain3d`
 //!
 //! With `-- jacobian`: the time of `step` and of `step_with_jacobian` (process CPU time, best
-//! of seven runs of 100 calls) and the stack of one step for N = 5, 10, 20 instead, and for N =
-//! 5, 10 with a
-//! nonholonomic constraint on the last mass; then the GL2 step of the bicycle
+//! of 25 runs of 100 calls, as the machine may be shared) with the stage iterations per step,
+//! and the stack of one step, for N = 5, 10, 20 and for N = 5, 10 with a nonholonomic
+//! constraint on the last mass; then the GL2 step of the bicycle
 //! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`).
 //!
 //! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
@@ -86,6 +86,9 @@ where
 chain!(NonholonomicChain5, 5, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
 chain!(NonholonomicChain10, 10, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
 
+/// Runs of 100 calls each timing takes the best of.
+const RUNS: u32 = 25;
+
 /// Times `step` and `step_with_jacobian` on the chain from the same state (µs per call).
 fn jacobian<Sys, const D: usize, const M: usize, const K: usize>(n: usize, sys: Sys)
 where
@@ -103,7 +106,7 @@ where
     sim.project(&mut s0).expect("consistent start");
     let (mut step, mut with) = (f64::INFINITY, f64::INFINITY);
     let mut iterations = 0;
-    for _ in 0..7 {
+    for _ in 0..RUNS {
         let mut s = s0;
         let t0 = cpu_seconds();
         for _ in 0..100 {
@@ -124,13 +127,13 @@ where
     let stack = stack::measure(&mut one_step);
     println!(
         "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs ({:.2} iterations), step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
-        f64::from(iterations) / 700.0,
+        f64::from(iterations) / (100.0 * f64::from(RUNS)),
         with / step,
         stack as f64 / 1024.0
     );
 }
 
-/// Times `step` (best of seven runs of 100 steps, µs per step) along a trajectory from `s0`.
+/// Times `step` (best of `RUNS` runs of 100 steps, µs per step) along a trajectory from `s0`.
 fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
     name: &str,
     mut sim: Integrator<Sys, GaussLobatto<2>>,
@@ -140,7 +143,7 @@ fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
 {
     let mut best = f64::INFINITY;
     let mut iterations = 0;
-    for _ in 0..7 {
+    for _ in 0..RUNS {
         let mut s = s0;
         let t0 = cpu_seconds();
         for _ in 0..100 {
@@ -151,7 +154,7 @@ fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
     }
     println!(
         "{name}: step {best:6.2} µs ({:.2} iterations/step)",
-        f64::from(iterations) / 700.0
+        f64::from(iterations) / (100.0 * f64::from(RUNS))
     );
 }
 

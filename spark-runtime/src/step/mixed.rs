@@ -42,7 +42,7 @@ use crate::error::{Error, Phase};
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Layout};
 use crate::linalg::newton::{slow, Monitor, Verdict, ILL_CONDITIONED, SIMPLIFIED_MARGIN};
-use crate::linalg::vector::{all_finite, max_abs};
+use crate::linalg::vector::max_abs;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
 use crate::options::{Options, StepStats};
@@ -52,10 +52,15 @@ use crate::step::assembly::{
 pub use crate::step::coupled_layout::system_len;
 use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
 use crate::step::coupled_matrix::{self, Blocks, CoupledBlocks, CoupledMatrix, Slots};
+use crate::step::coupled_motion::CoupledStart;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
 use crate::step::start::{inconsistency, StepStart};
 use crate::tableau::SparkTableau;
+
+/// The relative constraint violation at which a converged iterate of the coupled step's
+/// structured iteration ends without a polishing iteration: round-off, 64 ε.
+const POLISHED: f64 = 64.0 * f64::EPSILON;
 
 /// The unknowns of the mixed step at one iterate and the model's evaluations there.
 pub(crate) struct MixedPoint<const N: usize, const M: usize, const K: usize, const S: usize> {
@@ -85,17 +90,6 @@ pub(crate) struct MixedPoint<const N: usize, const M: usize, const K: usize, con
     pub d1: DynamicsJacobian<N>,
     pub w1: crate::model::blocks::VelocityConstraintJacobian<N, M>,
     pub nh1: NonholonomicJacobian<N, K>,
-}
-
-/// What the coupled step keeps of its start's evaluations besides [`StepStart`]
-/// ([`Problem::coupled_start`]).
-struct CoupledStart<const N: usize, const M: usize, const K: usize> {
-    /// `K_v(t0, q0, v0)`.
-    kv: SMatrix<f64, K, N>,
-    /// `(∂w/∂q) v` at the start.
-    wq_v: SVector<f64, M>,
-    /// `k(t0, q0, v0)`.
-    k: SVector<f64, K>,
 }
 
 impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
@@ -460,7 +454,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
     /// Kept out of line: its evaluations' temporaries are not on the stack while the stages
     /// are solved.
     #[inline(never)]
-    fn coupled_start(&self) -> Result<(StepStart<N, M>, CoupledStart<N, M, K>), Error> {
+    pub(crate) fn coupled_start(&self) -> Result<(StepStart<N, M>, CoupledStart<N, M, K>), Error> {
         let (sys, state, options) = (self.sys, self.state, self.options);
         let (t0, q0, v0) = (state.t, state.q, state.v);
         let w0 = sys.velocity_constraint(t0, &q0, &v0);
@@ -564,49 +558,6 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         Some(self.iterate_structured(tab, start, rates, matrix))
     }
 
-    /// The starting iterate of the structured iteration, written into `it` (which holds `v0`
-    /// and zero multipliers): the stages of a constant acceleration `a0` with constant
-    /// multipliers `λ0`, `ψ0` (scaled by `h` as the unknowns are), from the continuous saddle
-    /// system of the step start ([`CoupledMatrix::predict`]). Its right-hand side takes
-    /// `(∂w/∂q) v` from the start's evaluation, and `L_vq v` and the rate of `k` at fixed `v`
-    /// from differences to the point `(t0 + h/2, q0 + v0 h/2, v0)`. O(h²) from the solution
-    /// instead of O(h): one simplified correction fewer in most steps. `it` is left as it was
-    /// when the prediction is not finite.
-    #[inline(never)]
-    fn predict<const S: usize, F: SaddleOps<N, M>>(
-        &self,
-        tab: &SparkTableau<S>,
-        start: &StepStart<N, M>,
-        rates: &CoupledStart<N, M, K>,
-        matrix: &CoupledMatrix<N, M, K, S, F>,
-        it: &mut Blocks<N, M, K, S>,
-    ) {
-        let (sys, h, state) = (self.sys, self.h, self.state);
-        let (t0, q0, v0) = (state.t, &state.q, &state.v);
-        let half = 0.5 * h;
-        let (tm, qm) = (t0 + half, q0 + v0 * half);
-        let mut force = start.f0;
-        if !Sys::CONSTANT_MASS {
-            // `L_vq v` (and `L_vt`) as the change of the momentum along the start velocity.
-            force -= (sys.momentum_force(tm, &qm, v0).0 - start.p0) / half;
-        }
-        let k_rate = (sys.nonholonomic_constraints(tm, &qm, v0) - rates.k) / half;
-        let Some((a0, lambda0, psi0)) = matrix.predict(&force, &rates.wq_v, &k_rate) else {
-            return;
-        };
-        if !(all_finite(&a0) && all_finite(&lambda0) && all_finite(&psi0)) {
-            return;
-        }
-        it.x.first = v0 + a0 * h;
-        for i in 0..S {
-            it.x.rest[i] = v0 + a0 * (tab.c[i] * h);
-            it.nu[i] = psi0 * h;
-        }
-        for p in 0..=tab.s_tilde {
-            it.mu[p] = lambda0 * h;
-        }
-    }
-
     /// Simplified Newton on E1-E6 with the factored structured `matrix`, from the predicted
     /// stages ([`Problem::predict`]), to `SIMPLIFIED_MARGIN` times the tolerance (the
     /// convergence test of [`dense_newton::solve`]).
@@ -629,10 +580,14 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
         let mut r = Blocks::<N, M, K, S>::zeros();
         // The approximate matrix converges linearly: an iterate whose updates pass the test
-        // can still end the step with its constraints just above the consistency tolerance
-        // (the ball on the rotating table: |k| = 1.06e-12). Such an iterate gets one more
-        // iteration, which brings them to round-off; the others end there (a polishing
-        // iteration at every step cost 15 % of the nonholonomic chain's step).
+        // can still end the step with its constraints well above round-off (the ball on the
+        // rotating table: |k| = 1.06e-12, the skate with symplectic Euler 3.7e-11). Such an
+        // iterate gets one more iteration, which brings them to round-off; an iterate whose
+        // constraints are at round-off (`POLISHED`) ends there (a polishing iteration at
+        // every step cost 15 % of the nonholonomic chain's step). After it, the constraints
+        // must meet the consistency tolerance, as the next step's start checks them.
+        let consistent = options.consistency_tolerance;
+        let polished = POLISHED.min(consistent);
         let mut polish = false;
         loop {
             self.coupled_residual(tab, start, &it, &mut r);
@@ -654,7 +609,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             if vscale == 0.0 || polish {
                 // The polishing iteration counts as one in the step's statistics.
                 let iterations = monitor.iterations() + u32::from(polish);
-                return if self.meets_constraints(tab, &it, matrix) {
+                return if self.meets_constraints(tab, &it, matrix, consistent) {
                     Ok((it.to_flat(), iterations))
                 } else {
                     Err(slow(Phase::Stages, iterations, monitor.last()))
@@ -666,7 +621,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             let reference = (options.tolerance * vscale).max(at_rest);
             let noise = monitor.attainable_floor(0.0, reference, floor)?;
             if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                if self.meets_constraints(tab, &it, matrix) {
+                if self.meets_constraints(tab, &it, matrix, polished) {
                     return Ok((it.to_flat(), monitor.iterations()));
                 }
                 polish = true;
@@ -678,19 +633,20 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         }
     }
 
-    /// Whether the end state of the converged iterate `it` meets the constraints to
-    /// `Options::consistency_tolerance`, as the next step's start checks them
-    /// (`check_consistent`). Simplified Newton judges the velocity updates only, and near a
-    /// configuration where the constraints lose rank an ill-conditioned matrix can make them
-    /// small while the constraints are not met: such a step goes to the dense solve and its
-    /// bound on the attainable accuracy.
+    /// Whether the end state of the converged iterate `it` meets the constraints to the
+    /// relative tolerance `tol`, measured as the next step's start measures them
+    /// (`check_consistent`, with `Options::consistency_tolerance`). Simplified Newton judges the
+    /// velocity updates only, and near a configuration where the constraints lose rank an
+    /// ill-conditioned matrix can make them small while the constraints are not met: such a
+    /// step goes to the dense solve and its bound on the attainable accuracy.
     fn meets_constraints<const S: usize, F: SaddleOps<N, M>>(
         &self,
         tab: &SparkTableau<S>,
         it: &Blocks<N, M, K, S>,
         matrix: &CoupledMatrix<N, M, K, S, F>,
+        tol: f64,
     ) -> bool {
-        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
+        let (sys, h, state) = (self.sys, self.h, self.state);
         let (t1, v1) = (state.t + h, &it.x.first);
         let mut q1 = state.q;
         for j in 0..S {
@@ -712,7 +668,6 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             let norm = matrix.kv_row_norm(l);
             vel = vel.max(k[l].abs() / if norm > 0.0 { norm } else { 1.0 });
         }
-        let tol = options.consistency_tolerance;
         pos <= tol * (1.0 + max_abs(&q1)) && vel <= tol * (1.0 + max_abs(v1))
     }
 

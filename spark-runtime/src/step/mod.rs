@@ -18,6 +18,7 @@
 pub(crate) mod assembly;
 pub(crate) mod coupled_layout;
 mod coupled_matrix;
+mod coupled_motion;
 pub mod emprk;
 pub(crate) mod factoring;
 pub(crate) mod gradient;
