@@ -850,7 +850,7 @@ where
         approx: &mut Option<StageMatrix<N, M, S, Fac::Blocks>>,
     ) -> bool {
         let (t0, h, st) = (self.t0, self.h, self.tab.s_tilde);
-        let q_mid = (self.q0 + w.qls[st - 1]) * 0.5;
+        let q_mid = (*self.q0 + w.qls[st - 1]) * 0.5;
         let again = approx
             .as_mut()
             .and_then(|m| Fac::refactor((t0, self.q0, self.v0), (t0 + 0.5 * h, &q_mid), m));
