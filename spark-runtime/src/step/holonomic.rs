@@ -582,6 +582,8 @@ fn positions<const N: usize, const S: usize>(
     }
 }
 
+// The phases are `#[inline(always)]`: together they are the body of one iteration (the stage
+// and end-point closures they replace), compiled as one frame as before.
 impl<'s, 'a, Sys, const N: usize, const M: usize, const K: usize, const S: usize, Fac>
     StepConstants<'s, 'a, Sys, N, M, K, S, Fac>
 where
