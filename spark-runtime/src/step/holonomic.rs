@@ -918,8 +918,8 @@ where
 }
 
 /// What the end-point iteration needs of the step. (A struct of its own: with the stage
-/// iteration's constants borrowed by the end point, they stayed in memory, and the step of
-/// the chain on the Cortex-M4 took 0.3 kB more stack.)
+/// iteration's constants borrowed by the end point, the step of the 3D chain of N = 20 took
+/// 43.4 KiB of stack instead of 43.0, `chain3d jacobian`.)
 struct EndPoint<'s, 'a, Sys, const N: usize, const M: usize, const K: usize, const S: usize, Fac>
 where
     Sys: Lagrangian<N, M, K>,
