@@ -115,8 +115,23 @@ impl Monitor {
         Error::SingularJacobian { phase: self.phase }
     }
 
+    /// Judges an update of size `delta` of an iteration asked for `unit` ([`tolerance_unit`]),
+    /// with the rounding floor `floor` ([`rounding_floor`]) raised to `attainable`, the
+    /// accuracy the iteration can attain (0 when not estimated), as
+    /// [`Monitor::attainable_floor`] does with `unit` as its reference.
+    pub(crate) fn judge_update(
+        &mut self,
+        delta: f64,
+        unit: f64,
+        attainable: f64,
+        floor: f64,
+    ) -> Result<Verdict, Error> {
+        let noise = self.attainable_floor(attainable, unit, floor)?;
+        self.judge(delta / unit, noise / unit)
+    }
+
     /// The noise floor of a full-Newton convergence test whose rounding floor is `floor` and
-    /// whose attainable accuracy (`crate::linalg::attainable`) is `attainable`: updates below
+    /// whose attainable accuracy (e.g. [`attainable`]) is `attainable`: updates below
     /// [`ATTAINABLE_MARGIN`] times it count as round-off. Fails with
     /// [`Error::SingularJacobian`] when that exceeds [`ILL_CONDITIONED`] times `reference`
     /// (the tolerance, in the test's units): rounding alone then moves the solution by far
@@ -137,8 +152,35 @@ impl Monitor {
     }
 }
 
-/// Factor on the tolerance of the simplified Newton iterations (see the holonomic step).
+/// Factor on the tolerance of the simplified Newton iterations. A linearly convergent
+/// iteration stops with about the tolerance left, while full Newton's last quadratic step
+/// leaves far less: the simplified iteration is asked for one digit more (with it the chains
+/// of `examples/chain_bench.rs` keep |g| at 1e-16, without it at 4e-14, and a second digit
+/// costs one more iteration per step without a visible change in the results).
 pub(crate) const SIMPLIFIED_MARGIN: f64 = 0.1;
+
+/// The size of an update that counts as converged for velocities of size `vscale`: the
+/// tolerance times `vscale`, times [`SIMPLIFIED_MARGIN`] for a `simplified` iteration.
+pub(crate) fn tolerance_unit(tolerance: f64, simplified: bool, vscale: f64) -> f64 {
+    let tolerance = if simplified {
+        tolerance * SIMPLIFIED_MARGIN
+    } else {
+        tolerance
+    };
+    tolerance * vscale
+}
+
+/// The rounding level of velocity updates of size `vscale` in a system whose position rows
+/// (`g/h`) round at `position_scale` (a length per unit of time): `64 ε (vscale +
+/// position_scale)`.
+pub(crate) fn rounding_floor(vscale: f64, position_scale: f64) -> f64 {
+    64.0 * f64::EPSILON * (vscale + position_scale)
+}
+
+/// The relative accuracy of a solve with a matrix of condition number `condition`.
+pub(crate) fn attainable(condition: f64) -> f64 {
+    f64::EPSILON * condition.max(64.0)
+}
 
 /// Factor on the propagated rounding of the residual below which a full-Newton update that no
 /// longer contracts counts as converged: near a configuration where the constraints lose

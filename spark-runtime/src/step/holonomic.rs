@@ -29,8 +29,8 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::{Error, Phase};
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
-use crate::linalg::newton::{slow, with_fallback, ILL_CONDITIONED, SIMPLIFIED_MARGIN};
-use crate::linalg::newton::{Monitor, Verdict};
+use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit, with_fallback};
+use crate::linalg::newton::{Monitor, Verdict, ILL_CONDITIONED};
 use crate::linalg::vector::all_finite;
 use crate::linalg::vector::max_abs;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian};
@@ -41,7 +41,7 @@ use crate::step::factoring::{Dense, Factoring, Hidden, Sparse, Start};
 use crate::step::gradient::Gradient;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{SaddleOps, StageMatrix};
-use crate::step::start::inconsistency;
+use crate::step::start::{inconsistency, within_tolerance};
 use crate::tableau::SparkTableau;
 
 /// Unknowns of the stage solve: `S` stage velocities, then `S` scaled multipliers.
@@ -215,11 +215,6 @@ fn exact_correction<
         }
     }
     Ok(attainable)
-}
-
-/// The relative accuracy of a solve with a matrix of condition number `condition`.
-fn attainable(condition: f64) -> f64 {
-    f64::EPSILON * condition.max(64.0)
 }
 
 /// The converged stage solve, reduced to what the end point needs.
@@ -428,7 +423,10 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         }
     }
 
-    /// [`Problem::holonomic_solution`] with the simplified Newton matrices factored by `Fac`.
+    /// [`Problem::holonomic_solution`] with the simplified Newton matrices factored by `Fac`:
+    /// the step start (consistency, the simplified matrix's factors, the predicted motion),
+    /// then the stages ([`StepConstants::stages`]) and the end point ([`EndPoint::solve`]),
+    /// each by simplified Newton with full Newton as its fallback (`with_fallback`).
     #[allow(clippy::type_complexity)]
     fn solution_with<const S: usize, Kp: Keep<N, M, S>, Fac: Factoring<'a, Sys, N, M, K, S>>(
         &self,
@@ -438,376 +436,595 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         // A model with sparse factors and a large stage system never forms the dense one: its
         // frame would dwarf the rest of the step (see `Options::DENSE_NEWTON_LIMIT`). A
         // constant after monomorphization, so the dense code is not even linked then.
-        let dense = solves_densely::<N, M, S>(Sys::SPARSE_SADDLE);
         let sparse_only = Options {
             simplified_newton: true,
             full_newton_fallback: false,
             ..*self.options
         };
+        let dense = solves_densely::<N, M, S>(Sys::SPARSE_SADDLE);
         let options = if dense { self.options } else { &sparse_only };
-        let st = tab.s_tilde;
-        {
-            if !state.is_finite() {
-                return Err(Error::NonFiniteState);
+        if !state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        let (t0, q0, v0) = (state.t, state.q, state.v);
+        // Step-start quantities: reaction direction at q0, consistency, momentum.
+        let start = Fac::hidden(sys, t0, &q0, &v0);
+        let g0 = sys.constraints(t0, &q0);
+        let violation = inconsistency(&g0, &start.w, &start.g);
+        within_tolerance(violation, options.consistency_tolerance, &q0, &v0)?;
+        // Simplified Newton's block-structured iteration matrix, from the step start (see
+        // `stage_matrix`); `None` when it is singular (full Newton then). Borrowed, not moved
+        // out: a moved `Start` was a second copy of the stage matrix on the stack.
+        let q_mid = q0 + v0 * (0.5 * h);
+        let simplified = options.simplified_newton;
+        let mut begun = Fac::start(sys, tab, (t0, &q0, &v0), (t0 + 0.5 * h, &q_mid), simplified);
+        let Start {
+            p: p0,
+            f: f0,
+            lvq_v: lvq_v0,
+            kept,
+            approx,
+        } = &mut begun;
+        let guess = approx.as_ref().and_then(|a| {
+            let lvv0 = Fac::start_mass(kept);
+            predict_motion::<Sys, N, M, K, S, Fac>(sys, a, h, state, (f0, lvq_v0, lvv0), &start)
+        });
+        let at = (t0, &q0, &v0);
+        let step = StepConstants::<Sys, N, M, K, S, Fac>::new(self, tab, options, at, p0, &start.g);
+
+        // Simplified Newton first (iteration matrix assembled and factored once, at the starting
+        // iterate); if that iteration fails to converge, full Newton from the same start.
+        let mut refactorizations = 0;
+        let (stages, spent) = with_fallback(options, |simplified| {
+            step.stages::<Kp>(simplified, &guess, approx, &mut refactorizations)
+        })?;
+        let end = step.end_point(kept, approx.as_ref());
+        let (((v1, mu_end), end_iterations), end_spent) =
+            with_fallback(options, |simplified| end.solve::<Kp>(simplified, &stages))?;
+        let next = State {
+            t: t0 + h,
+            q: stages.q1,
+            v: v1,
+        }
+        .checked()?;
+        let stats = StepStats {
+            stage_iterations: stages.iterations + spent,
+            end_iterations: end_iterations + end_spent,
+            refactorizations,
+        };
+        Ok((next, stats, stages.kept, mu_end))
+    }
+}
+
+/// What the stage and end-point iterations of one step share, evaluated once at its start:
+/// the model, the method and the options, the step start, the node times and the
+/// coefficients times `h`.
+struct StepConstants<
+    's,
+    'a,
+    Sys,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+    Fac,
+> where
+    Sys: Lagrangian<N, M, K>,
+    Fac: Factoring<'a, Sys, N, M, K, S>,
+{
+    sys: &'a Sys,
+    tab: &'s SparkTableau<S>,
+    /// The step's options (simplified Newton alone where the dense system is not allowed).
+    options: &'s Options,
+    h: f64,
+    inv_h: f64,
+    t0: f64,
+    q0: &'s SVector<f64, N>,
+    v0: &'s SVector<f64, N>,
+    /// `p0 = ∇_v L(t0, q0, v0)`.
+    p0: &'s SVector<f64, N>,
+    /// `G(t0, q0)`.
+    gq0: &'s Fac::Gradient,
+    /// Stage times `T_i = t0 + c_i h` and Lobatto-node times `T̃_i = t0 + c̃_i h`.
+    times: [f64; S],
+    lobatto_times: [f64; S],
+    /// `h A`, `h Ā` and `h Â`, once per step.
+    h_a: [[f64; S]; S],
+    h_a_bar: [[f64; S]; S],
+    h_a_hat: [[f64; S]; S],
+    /// The position scale of the stage iteration's rounding floor, `(1 + max|q0|)/|h|`. The
+    /// constraint rows g/h round at ε times the model's lengths, not at ε |q0|: without the
+    /// `1 +` a linkage started from rest at q0 = 0 (the Jansen leg of `tests/models/`) had a
+    /// floor of 64 ε |V| alone, its simplified updates stalled at about 4e2 times the
+    /// tolerance and its first step failed without the full-Newton fallback. Full Newton uses
+    /// the same `1 + |q0|` (`exact_correction`'s noise).
+    position_noise: f64,
+}
+
+/// The stage iteration's unknowns and what one iteration evaluates from them, overwritten in
+/// place at each iteration. Borrowed from separate arrays of the iteration's frame: as fields
+/// of one value they took 3.9 kB more stack in the step of the 3D chain of N = 20.
+struct StageWork<'w, const N: usize, const M: usize, const S: usize> {
+    /// The stage velocities `V_i`.
+    vs: &'w mut [SVector<f64, N>; S],
+    /// The scaled multipliers `μ_0..μ_{s̃−1}` (unused slots zero).
+    mu: &'w mut [SVector<f64, M>; S],
+    /// Stage positions `Q_i` and Lobatto-node positions `Q̃_i`.
+    qs: &'w mut [SVector<f64, N>; S],
+    qls: &'w mut [SVector<f64, N>; S],
+    /// Per Lobatto node i < s̃: g and G̃_iᵀ μ_{i+1} (the reaction of the next multiplier slot,
+    /// zero past the last).
+    cons: &'w mut [(SVector<f64, M>, SVector<f64, N>); S],
+    /// Momentum and force at the stages.
+    pf: &'w mut [(SVector<f64, N>, SVector<f64, N>); S],
+    /// Reaction directions times multipliers, once per node: `G̃_jᵀ μ_j`.
+    reactions: &'w mut [SVector<f64, N>; S],
+    /// The negated residuals, overwritten by the Newton correction.
+    rv: &'w mut [SVector<f64, N>; S],
+    rmu: &'w mut [SVector<f64, M>; S],
+}
+
+/// `out[i] = q0 + Σ_j h coef_ij V_j`, written in place: arrays of vectors built by value
+/// (`core::array::from_fn`) were copied element by element, a third of a step's time on the
+/// 3D chain of N = 10.
+#[inline(always)]
+fn positions<const N: usize, const S: usize>(
+    q0: &SVector<f64, N>,
+    vs: &[SVector<f64, N>; S],
+    h_coef: &[[f64; S]; S],
+    out: &mut [SVector<f64, N>; S],
+) {
+    for i in 0..S {
+        out[i] = *q0;
+        for j in 0..S {
+            out[i].axpy(h_coef[i][j], &vs[j], 1.0);
+        }
+    }
+}
+
+// The phases are `#[inline(always)]`: together they are the body of one iteration (the stage
+// and end-point closures they replace), compiled as one frame as before.
+impl<'s, 'a, Sys, const N: usize, const M: usize, const K: usize, const S: usize, Fac>
+    StepConstants<'s, 'a, Sys, N, M, K, S, Fac>
+where
+    Sys: Lagrangian<N, M, K>,
+    Fac: Factoring<'a, Sys, N, M, K, S>,
+{
+    /// The constants of `problem`'s step from `(t0, q0, v0)` with `tab`, momentum `p0` and `G`
+    /// `gq0` at its start.
+    fn new(
+        problem: &Problem<'a, Sys, N, M, K>,
+        tab: &'s SparkTableau<S>,
+        options: &'s Options,
+        (t0, q0, v0): (f64, &'s SVector<f64, N>, &'s SVector<f64, N>),
+        p0: &'s SVector<f64, N>,
+        gq0: &'s Fac::Gradient,
+    ) -> Self {
+        let h = problem.h;
+        let scaled = |coef: &[[f64; S]; S]| -> [[f64; S]; S] {
+            core::array::from_fn(|i| core::array::from_fn(|j| h * coef[i][j]))
+        };
+        let inv_h = 1.0 / h;
+        Self {
+            sys: problem.sys,
+            tab,
+            options,
+            h,
+            inv_h,
+            t0,
+            q0,
+            v0,
+            p0,
+            gq0,
+            times: core::array::from_fn(|i| t0 + tab.c[i] * h),
+            lobatto_times: core::array::from_fn(|i| t0 + tab.c_lob[i] * h),
+            h_a: scaled(&tab.a),
+            h_a_bar: scaled(&tab.a_bar),
+            h_a_hat: scaled(&tab.a_hat),
+            position_noise: (1.0 + max_abs(q0)) * inv_h.abs(),
+        }
+    }
+
+    /// The stage solve: equations (4.4b) and (4.4d) by simplified Newton (`simplified`, with
+    /// the factored `approx`) or full Newton, from the predicted motion `guess`, to the
+    /// tolerance (`SIMPLIFIED_MARGIN` times it when simplified: a linearly convergent
+    /// iteration stops with about the tolerance left). A slow simplified iteration of a sparse
+    /// model gets `approx` refactored at the current iterate once per step (counted in
+    /// `refactorizations`; in place: a second matrix would add its store to the stack) before
+    /// it fails with [`slow`], which sends [`with_fallback`] to full Newton.
+    #[inline(always)]
+    fn stages<Kp: Keep<N, M, S>>(
+        &self,
+        simplified: bool,
+        guess: &Option<Motion<N, M>>,
+        approx: &mut Option<StageMatrix<N, M, S, Fac::Blocks>>,
+        refactorizations: &mut u32,
+    ) -> Result<StageSolution<N, M, Kp::Stages, Fac::Gradient>, Error> {
+        if simplified && approx.is_none() {
+            return Err(slow(Phase::Stages, 0, f64::INFINITY));
+        }
+        let st = self.tab.s_tilde;
+        let (zero_n, zero_m) = (SVector::<f64, N>::zeros(), SVector::<f64, M>::zeros());
+        let (mut vs, mut mu) = ([*self.v0; S], [zero_m; S]);
+        let (mut qs, mut qls, mut reactions) = ([zero_n; S], [zero_n; S], [zero_n; S]);
+        let (mut cons, mut pf) = ([(zero_m, zero_n); S], [(zero_n, zero_n); S]);
+        let (mut rv, mut rmu) = ([zero_n; S], [zero_m; S]);
+        let mut w = StageWork {
+            vs: &mut vs,
+            mu: &mut mu,
+            qs: &mut qs,
+            qls: &mut qls,
+            cons: &mut cons,
+            pf: &mut pf,
+            reactions: &mut reactions,
+            rv: &mut rv,
+            rmu: &mut rmu,
+        };
+        self.start_iterate(guess, &mut w);
+        let mut monitor = Monitor::new(Phase::Stages, self.options.max_iterations);
+        let (mut converged, mut refreshed, mut spent) = (false, false, 0);
+        loop {
+            // Converged, the last node's g is not needed, only its G (in `converged`).
+            self.evaluate_nodes(&mut w, if converged { st - 1 } else { st });
+            if converged {
+                return self.converged::<Kp>(&mut w, spent + monitor.iterations());
             }
-            let (t0, q0, v0) = (state.t, state.q, state.v);
-            let zero_m = SVector::<f64, M>::zeros();
-
-            // Step-start quantities: reaction direction at q0, consistency, momentum.
-            let start = Fac::hidden(sys, t0, &q0, &v0);
-            let g0 = sys.constraints(t0, &q0);
-            let gq0 = &start.g;
-            let (pos, vel) = inconsistency(&g0, &start.w, gq0);
-            let tol_c = options.consistency_tolerance;
-            if !(pos <= tol_c * (1.0 + max_abs(&q0)) && vel <= tol_c * (1.0 + max_abs(&v0))) {
-                return Err(Error::InconsistentState {
-                    position: pos,
-                    velocity: vel,
-                });
-            }
-            // Simplified Newton's block-structured iteration matrix, from the step start (see
-            // `stage_matrix`); `None` when it is singular (full Newton then).
-            let q_mid = q0 + v0 * (0.5 * h);
-            // Borrowed, not moved out: a moved `Start` was a second copy of the stage matrix
-            // on the stack.
-            let mut begun = Fac::start(
-                sys,
-                tab,
-                (t0, &q0, &v0),
-                (t0 + 0.5 * h, &q_mid),
-                options.simplified_newton,
-            );
-            let Start {
-                p: p0,
-                f: f0,
-                lvq_v: lvq_v0,
-                kept,
-                approx,
-            } = &mut begun;
-            let (p0, f0, lvq_v0) = (*p0, *f0, *lvq_v0);
-            let guess = approx.as_ref().and_then(|a| {
-                let lvv0 = Fac::start_mass(kept);
-                predict_motion::<Sys, N, M, K, S, Fac>(
-                    sys,
-                    a,
-                    h,
-                    state,
-                    (&f0, &lvq_v0, lvv0),
-                    &start,
-                )
-            });
-
-            let times: [f64; S] = core::array::from_fn(|i| t0 + tab.c[i] * h);
-            let lobatto_times: [f64; S] = core::array::from_fn(|i| t0 + tab.c_lob[i] * h);
-            // The coefficients the iterations use, times h, once per step.
-            let scaled = |coef: &[[f64; S]; S]| -> [[f64; S]; S] {
-                core::array::from_fn(|i| core::array::from_fn(|j| h * coef[i][j]))
-            };
-            let (h_a, h_a_bar, h_a_hat) = (scaled(&tab.a), scaled(&tab.a_bar), scaled(&tab.a_hat));
-            let inv_h = 1.0 / h;
-            // `out[i] = q0 + Σ_j h coef_ij V_j`, written in place: arrays of vectors built by
-            // value (`core::array::from_fn`) were copied element by element, a third of a step's
-            // time on the 3D chain of N = 10.
-            let positions = |vs: &[SVector<f64, N>; S],
-                             h_coef: &[[f64; S]; S],
-                             out: &mut [SVector<f64, N>; S]| {
-                for i in 0..S {
-                    out[i] = q0;
-                    for j in 0..S {
-                        out[i].axpy(h_coef[i][j], &vs[j], 1.0);
-                    }
-                }
-            };
-            // Rounding level of the stage velocities: 64 ε (|V| + (1 + |q0|)/h). The constraint
-            // rows g/h round at ε times the model's lengths, not at ε |q0|: without the `1 +`
-            // a linkage started from rest at q0 = 0 (the Jansen leg of `tests/models/`) had
-            // a floor of 64 ε |V| alone, its simplified updates stalled at about 4e2 times the
-            // tolerance and its first step failed without the full-Newton fallback. Full Newton
-            // uses the same `1 + |q0|` (`exact_correction`'s noise).
-            let position_noise = (1.0 + max_abs(&q0)) * inv_h.abs();
-
-            // ---- stage solve -------------------------------------------------------------------
-            // A linearly convergent iteration stops with about the tolerance left, while full
-            // Newton's last quadratic step leaves far less: the simplified iteration is asked for
-            // `SIMPLIFIED_MARGIN` times the tolerance (one digit more; with it the chains of
-            // `examples/chain_bench.rs` keep |g| at 1e-16, without it at 4e-14, and a second digit
-            // costs one more iteration per step without a visible change in the results).
-            let tolerance = |simplified: bool| {
-                if simplified {
-                    options.tolerance * SIMPLIFIED_MARGIN
-                } else {
-                    options.tolerance
-                }
-            };
-            // Simplified Newton first (iteration matrix assembled and factored once, at the starting
-            // iterate); if that iteration fails to converge, full Newton from the same start.
-            let mut refactorizations = 0;
-            let solve_stages = |simplified: bool| -> Result<
-                StageSolution<N, M, Kp::Stages, Fac::Gradient>,
-                Error,
-            > {
-                let mut vs = [v0; S];
-                let mut mu = [zero_m; S];
-                if let Some(motion) = &guess {
-                    for i in 0..S {
-                        vs[i] += motion.velocity_change(h, tab.c[i]);
-                        if i < st {
-                            let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
-                            mu[i] = motion.impulse(h, c);
-                        }
-                    }
-                }
-                // Per Lobatto node i < s̃: g and G̃_iᵀ μ_{i+1} (the reaction of the next
-                // multiplier slot, zero past the last).
-                let mut cons = [(zero_m, SVector::<f64, N>::zeros()); S];
-                let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-                let mut converged = false;
-                // Sparse models: once per step, a slow simplified iteration gets its matrix
-                // refactored at the current iterate before full (dense) Newton is tried.
-                // (In place: a second matrix would add its store to the stack.)
-                let mut refreshed = false;
-                let mut spent = 0;
-                if simplified && approx.is_none() {
-                    return Err(slow(Phase::Stages, 0, f64::INFINITY));
-                }
-                let zero_n = SVector::<f64, N>::zeros();
-                let (mut qs, mut qls) = ([zero_n; S], [zero_n; S]);
-                let mut pf = [(zero_n, zero_n); S];
-                let mut reactions = [zero_n; S];
-                let (mut rv, mut rmu) = ([zero_n; S], [zero_m; S]);
-                loop {
-                    positions(&vs, &h_a, &mut qs);
-                    positions(&vs, &h_a_bar, &mut qls);
-                    // Converged, the last node's g is not needed, only its G (below).
-                    let nodes = if converged { st - 1 } else { st };
-                    for i in 0..nodes {
-                        let next = if i + 1 < st { mu[i + 1] } else { zero_m };
-                        cons[i] = sys.constraint_reaction(lobatto_times[i], &qls[i], &next);
-                    }
-                    if converged {
-                        // What the end point needs: forces at the converged stages, the reactions
-                        // of the stage multipliers, G at q1.
-                        let mut known = -p0;
-                        known.axpy(tab.b_lob0, &gq0.tr_mul(&mu[0]), 1.0);
-                        for j in 0..S {
-                            pf[j] = sys.momentum_force(times[j], &qs[j], &vs[j]);
-                            known.axpy(-h * tab.b[j], &pf[j].1, 1.0);
-                        }
-                        for j in 1..st {
-                            known.axpy(tab.b_lob[j - 1], &cons[j - 1].1, 1.0);
-                        }
-                        return Ok(StageSolution {
-                            kept: Kp::stages(&vs, &mu),
-                            v_last: vs[S - 1],
-                            q1: qls[st - 1],
-                            gq1: Fac::gradient(sys, lobatto_times[st - 1], &qls[st - 1]),
-                            known,
-                            iterations: spent + monitor.iterations(),
-                        });
-                    }
-                    for i in 0..S {
-                        pf[i] = sys.momentum_force(times[i], &qs[i], &vs[i]);
-                    }
-
-                    // Negated residuals: ρ_i of (4.4b) and σ_i = g(Q̃_i)/h of (4.4d). Unused
-                    // multiplier slots (s̃ < S) get the trivial equation μ = 0.
-                    // Reaction directions times multipliers, once per node: G̃_jᵀ μ_j.
-                    reactions[0] = gq0.tr_mul(&mu[0]);
-                    for j in 1..st {
-                        reactions[j] = cons[j - 1].1;
-                    }
-                    // −ρ_i accumulated in place (no vector temporaries on the stack).
-                    for i in 0..S {
-                        let r = &mut rv[i];
-                        r.copy_from(&p0);
-                        *r -= &pf[i].0;
-                        r.axpy(-tab.a_til0[i], &reactions[0], 1.0);
-                        for j in 0..S {
-                            r.axpy(h_a_hat[i][j], &pf[j].1, 1.0);
-                        }
-                        for j in 1..st {
-                            r.axpy(-tab.a_til[i][j - 1], &reactions[j], 1.0);
-                        }
-                        if i < st {
-                            rmu[i].copy_from(&cons[i].0);
-                            rmu[i] *= -inv_h;
-                        } else {
-                            rmu[i].copy_from(&mu[i]);
-                            rmu[i].neg_mut();
-                        }
-                    }
-                    // Condition estimate of the Newton matrix (full Newton): rounding in the
-                    // residual is amplified by it, so it sets the attainable accuracy.
-                    let mut attainable = 0.0f64;
-                    if let (true, Some(approx)) = (simplified, &approx) {
-                        approx.solve(tab, &mut rv, &mut rmu);
-                    } else if !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE) {
-                        // Not reached (`options` asks for simplified Newton, and a missing
-                        // matrix fails above); spelled out so that the dense solve is dead code.
-                        return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
-                    } else {
-                        let stages = StageIterate {
-                            times: &times,
-                            lobatto_times: &lobatto_times,
-                            qs: &qs,
-                            qls: &qls,
-                            vs: &vs,
-                            mu: &mu,
-                        };
-                        // Rounding of the momentum rows (the largest of their terms) and of
-                        // the constraint rows g/h (|q| ε |G| / h; `exact_correction` applies
-                        // the |G|).
-                        let momentum = pf.iter().fold(max_abs(&p0), |m, x| {
-                            m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
-                        });
-                        let noise = (
-                            f64::EPSILON
-                                * (momentum
-                                    + reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)))),
-                            f64::EPSILON * (1.0 + max_abs(&q0)) * inv_h.abs(),
-                        );
-                        attainable = exact_correction(
-                            tab,
-                            sys,
-                            h,
-                            &stages,
-                            (t0, &q0),
-                            (&mut rv, &mut rmu),
-                            noise,
-                        )
-                        .map_err(|_| monitor.singular())?;
-                    }
-                    let mut delta = 0.0f64;
-                    for i in 0..S {
-                        vs[i] += rv[i];
-                        delta = delta.max(max_abs(&rv[i]));
-                        mu[i] += rmu[i];
-                    }
-                    let vscale = vs.iter().fold(max_abs(&v0), |m, v| m.max(max_abs(v)));
-                    if vscale == 0.0 {
-                        converged = true;
+            self.residual(&mut w);
+            let attainable = self.correct(simplified, approx.as_ref(), &mut w, &monitor)?;
+            if self.update(&mut w, simplified, attainable, &mut monitor)? == Verdict::Converged {
+                converged = true;
+            } else if simplified && monitor.is_slow() {
+                if !refreshed {
+                    refreshed = true;
+                    if self.refactor(&w, approx) {
+                        *refactorizations += 1;
+                        spent += monitor.iterations();
+                        monitor = Monitor::new(Phase::Stages, self.options.max_iterations);
                         continue;
                     }
-                    let unit = tolerance(simplified) * vscale;
-                    let noise = monitor.attainable_floor(
-                        attainable,
-                        unit,
-                        64.0 * f64::EPSILON * (vscale + position_noise),
-                    )?;
-                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                        converged = true;
-                    } else if simplified && monitor.is_slow() {
-                        if !refreshed {
-                            refreshed = true;
-                            let q_mid = (q0 + qls[st - 1]) * 0.5;
-                            let again = approx.as_mut().and_then(|m| {
-                                Fac::refactor((t0, &q0, &v0), (t0 + 0.5 * h, &q_mid), m)
-                            });
-                            match again {
-                                Some(true) => {
-                                    refactorizations += 1;
-                                    spent += monitor.iterations();
-                                    monitor = Monitor::new(Phase::Stages, options.max_iterations);
-                                    continue;
-                                }
-                                // Singular at the iterate: the old factors are overwritten.
-                                Some(false) => *approx = None,
-                                None => {}
-                            }
-                        }
-                        return Err(slow(
-                            Phase::Stages,
-                            spent + monitor.iterations(),
-                            monitor.last(),
-                        ));
-                    }
                 }
-            };
-            let (stages, fallback_iterations) = with_fallback(options, solve_stages)?;
-            let stage_iterations = stages.iterations + fallback_iterations;
-
-            // ---- end-point solve ---------------------------------------------------------------
-            let t1 = t0 + h;
-            let (q1, gq1, known) = (&stages.q1, &stages.gq1, &stages.known);
-            let weight = tab.b_lob[st - 1];
-            // Same scheme as the stages: the matrix [[L_vv, b̃ Gᵀ], [W, 0]], factored by
-            // eliminating the velocity block (once per solve when simplified). A mass matrix equal
-            // to the step start's is not factored again.
-            let solve_end = |simplified: bool| -> Result<((SVector<f64, N>, Kp::End), u32), Error> {
-                let mut v1 = stages.v_last;
-                let mut mu_end = zero_m;
-                let mut monitor = Monitor::new(Phase::EndPoint, options.max_iterations);
-                let mut matrix: Option<Fac::End> = None;
-                loop {
-                    let w = sys.hidden_constraint(t1, q1, &v1).0;
-                    let p = if matrix.is_none() || !simplified {
-                        let p = Fac::end(
-                            sys,
-                            kept,
-                            approx.as_ref(),
-                            (t1, q1, &v1),
-                            weight,
-                            gq1,
-                            &mut matrix,
-                        )
-                        .map_err(|_| monitor.singular())?;
-                        // The Schur complement is built with G and W at the end point in both
-                        // iterations: its conditioning bounds what either can resolve.
-                        let condition = matrix.as_ref().map_or(f64::INFINITY, Fac::end_condition);
-                        if attainable(condition) > ILL_CONDITIONED * tolerance(false) {
-                            return Err(monitor.singular());
-                        }
-                        p
-                    } else {
-                        sys.momentum_force(t1, q1, &v1).0
-                    };
-                    let rho = p + known + gq1.tr_mul(&mu_end) * weight;
-                    let mut dv = -rho;
-                    let mut dmu = -w;
-                    if let Some(m) = &matrix {
-                        Fac::end_solve(m, approx.as_ref(), &mut dv, &mut dmu);
-                    }
-                    v1 += dv;
-                    mu_end += dmu;
-                    let delta = max_abs(&dv);
-                    let condition = matrix.as_ref().map_or(1.0, Fac::end_condition);
-                    if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
-                        // Linear equations and the exact matrix: this one step solves them.
-                        return Ok(((v1, Kp::end(&mu_end)), 1));
-                    }
-                    let vscale = max_abs(&v1).max(max_abs(&v0));
-                    if vscale == 0.0 {
-                        return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
-                    }
-                    let unit = tolerance(simplified) * vscale;
-                    let noise = attainable(condition) * vscale;
-                    if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                        return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
-                    } else if simplified && monitor.is_slow() {
-                        return Err(slow(Phase::EndPoint, monitor.iterations(), monitor.last()));
-                    }
-                }
-            };
-            let (((v1, mu_end), iterations), fallback_iterations) =
-                with_fallback(options, solve_end)?;
-            let end_iterations = iterations + fallback_iterations;
-            let next = State {
-                t: t1,
-                q: *q1,
-                v: v1,
+                let iterations = spent + monitor.iterations();
+                return Err(slow(Phase::Stages, iterations, monitor.last()));
             }
-            .checked()?;
-            Ok((
-                next,
-                StepStats {
-                    stage_iterations,
-                    end_iterations,
-                    refactorizations,
-                },
-                stages.kept,
-                mu_end,
-            ))
         }
+    }
+
+    /// Writes the predicted motion's stage velocities and scaled multipliers into `w`
+    /// (which holds `v0` and zero multipliers); nothing without a prediction.
+    #[inline(always)]
+    fn start_iterate(&self, guess: &Option<Motion<N, M>>, w: &mut StageWork<'_, N, M, S>) {
+        let (tab, h) = (self.tab, self.h);
+        if let Some(motion) = guess {
+            for i in 0..S {
+                w.vs[i] += motion.velocity_change(h, tab.c[i]);
+                if i < tab.s_tilde {
+                    let c = if i == 0 { 0.0 } else { tab.c_lob[i - 1] };
+                    w.mu[i] = motion.impulse(h, c);
+                }
+            }
+        }
+    }
+
+    /// The stage and Lobatto-node positions of the iterate in `w`, and `g` and the reaction
+    /// `G̃ᵀ μ` at the first `nodes` Lobatto nodes.
+    #[inline(always)]
+    fn evaluate_nodes(&self, w: &mut StageWork<'_, N, M, S>, nodes: usize) {
+        positions(self.q0, w.vs, &self.h_a, w.qs);
+        positions(self.q0, w.vs, &self.h_a_bar, w.qls);
+        let st = self.tab.s_tilde;
+        for i in 0..nodes {
+            let next = if i + 1 < st {
+                w.mu[i + 1]
+            } else {
+                SVector::zeros()
+            };
+            w.cons[i] = self
+                .sys
+                .constraint_reaction(self.lobatto_times[i], &w.qls[i], &next);
+        }
+    }
+
+    /// The negated residuals `−ρ_i` of (4.4b) and `−σ_i = −g(Q̃_i)/h` of (4.4d) at the
+    /// iterate in `w` (positions and nodes evaluated), into `w.rv`, `w.rmu`; unused multiplier
+    /// slots (s̃ < S) get the trivial equation μ = 0. Evaluates the momenta and forces at the
+    /// stages.
+    #[inline(always)]
+    fn residual(&self, w: &mut StageWork<'_, N, M, S>) {
+        let (tab, st) = (self.tab, self.tab.s_tilde);
+        for i in 0..S {
+            w.pf[i] = self.sys.momentum_force(self.times[i], &w.qs[i], &w.vs[i]);
+        }
+        w.reactions[0] = self.gq0.tr_mul(&w.mu[0]);
+        for j in 1..st {
+            w.reactions[j] = w.cons[j - 1].1;
+        }
+        // −ρ_i accumulated in place (no vector temporaries on the stack).
+        for i in 0..S {
+            let r = &mut w.rv[i];
+            r.copy_from(self.p0);
+            *r -= &w.pf[i].0;
+            r.axpy(-tab.a_til0[i], &w.reactions[0], 1.0);
+            for j in 0..S {
+                r.axpy(self.h_a_hat[i][j], &w.pf[j].1, 1.0);
+            }
+            for j in 1..st {
+                r.axpy(-tab.a_til[i][j - 1], &w.reactions[j], 1.0);
+            }
+            if i < st {
+                w.rmu[i].copy_from(&w.cons[i].0);
+                w.rmu[i] *= -self.inv_h;
+            } else {
+                w.rmu[i].copy_from(&w.mu[i]);
+                w.rmu[i].neg_mut();
+            }
+        }
+    }
+
+    /// Overwrites the negated residuals in `w` with the Newton correction: with the factored
+    /// `approx` when `simplified`, else with the exact stage matrix ([`exact_correction`]).
+    /// Returns the accuracy the iteration can attain (0 for simplified Newton, whose matrix's
+    /// conditioning is not estimated; for full Newton the rounding of the residual amplified
+    /// by the matrix).
+    #[inline(always)]
+    fn correct(
+        &self,
+        simplified: bool,
+        approx: Option<&StageMatrix<N, M, S, Fac::Blocks>>,
+        w: &mut StageWork<'_, N, M, S>,
+        monitor: &Monitor,
+    ) -> Result<f64, Error> {
+        if let (true, Some(approx)) = (simplified, approx) {
+            approx.solve(self.tab, w.rv, w.rmu);
+            return Ok(0.0);
+        }
+        if !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE) {
+            // Not reached (`options` asks for simplified Newton, and a missing matrix fails
+            // before the iteration); spelled out so that the dense solve is dead code.
+            return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
+        }
+        // Rounding of the momentum rows (the largest of their terms) and of the constraint
+        // rows g/h (|q| ε |G| / h; `exact_correction` applies the |G|).
+        let h = self.h;
+        let momentum = w.pf.iter().fold(max_abs(self.p0), |m, x| {
+            m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
+        });
+        let reactions = w.reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)));
+        let noise = (
+            f64::EPSILON * (momentum + reactions),
+            f64::EPSILON * (1.0 + max_abs(self.q0)) * self.inv_h.abs(),
+        );
+        let stages = StageIterate {
+            times: &self.times,
+            lobatto_times: &self.lobatto_times,
+            qs: w.qs,
+            qls: w.qls,
+            vs: w.vs,
+            mu: w.mu,
+        };
+        let at = (self.t0, self.q0);
+        exact_correction(
+            self.tab,
+            self.sys,
+            h,
+            &stages,
+            at,
+            (&mut w.rv, &mut w.rmu),
+            noise,
+        )
+        .map_err(|_| monitor.singular())
+    }
+
+    /// Adds the correction in `w` to the iterate and judges its size against the tolerance
+    /// (relative to the largest velocity), above the rounding floor `64 ε (|V| + (1 + |q0|)/h)`
+    /// and the `attainable` accuracy ([`Monitor::judge_update`]). An iterate at rest is
+    /// converged.
+    #[inline(always)]
+    fn update(
+        &self,
+        w: &mut StageWork<'_, N, M, S>,
+        simplified: bool,
+        attainable: f64,
+        monitor: &mut Monitor,
+    ) -> Result<Verdict, Error> {
+        let mut delta = 0.0f64;
+        for i in 0..S {
+            w.vs[i] += w.rv[i];
+            delta = delta.max(max_abs(&w.rv[i]));
+            w.mu[i] += w.rmu[i];
+        }
+        let vscale = w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v)));
+        if vscale == 0.0 {
+            return Ok(Verdict::Converged);
+        }
+        let unit = tolerance_unit(self.options.tolerance, simplified, vscale);
+        let floor = rounding_floor(vscale, self.position_noise);
+        monitor.judge_update(delta, unit, attainable, floor)
+    }
+
+    /// Refactors the simplified matrix `approx` at the iterate in `w` (`L` at the step start,
+    /// `G` at the midpoint of `q0` and the last Lobatto node; [`Factoring::refactor`]): `true`
+    /// when the iteration goes on with the new factors. A singular new matrix leaves `approx`
+    /// `None` (its old factors are overwritten).
+    #[inline(always)]
+    fn refactor(
+        &self,
+        w: &StageWork<'_, N, M, S>,
+        approx: &mut Option<StageMatrix<N, M, S, Fac::Blocks>>,
+    ) -> bool {
+        let (t0, h, st) = (self.t0, self.h, self.tab.s_tilde);
+        let q_mid = (*self.q0 + w.qls[st - 1]) * 0.5;
+        let again = approx
+            .as_mut()
+            .and_then(|m| Fac::refactor((t0, self.q0, self.v0), (t0 + 0.5 * h, &q_mid), m));
+        match again {
+            Some(true) => true,
+            Some(false) => {
+                *approx = None;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// What the end point needs of the converged stages in `w` (positions and nodes
+    /// evaluated): the forces at the stages, the reactions of the stage multipliers, `G` at
+    /// `q1`; `iterations` is what the solve spent. (Always `Ok`: built in the caller's
+    /// result, not moved into it.)
+    #[inline(always)]
+    fn converged<Kp: Keep<N, M, S>>(
+        &self,
+        w: &mut StageWork<'_, N, M, S>,
+        iterations: u32,
+    ) -> Result<StageSolution<N, M, Kp::Stages, Fac::Gradient>, Error> {
+        let (tab, st) = (self.tab, self.tab.s_tilde);
+        let mut known = -*self.p0;
+        known.axpy(tab.b_lob0, &self.gq0.tr_mul(&w.mu[0]), 1.0);
+        for j in 0..S {
+            w.pf[j] = self.sys.momentum_force(self.times[j], &w.qs[j], &w.vs[j]);
+            known.axpy(-self.h * tab.b[j], &w.pf[j].1, 1.0);
+        }
+        for j in 1..st {
+            known.axpy(tab.b_lob[j - 1], &w.cons[j - 1].1, 1.0);
+        }
+        Ok(StageSolution {
+            kept: Kp::stages(w.vs, w.mu),
+            v_last: w.vs[S - 1],
+            q1: w.qls[st - 1],
+            gq1: Fac::gradient(self.sys, self.lobatto_times[st - 1], &w.qls[st - 1]),
+            known,
+            iterations,
+        })
+    }
+
+    /// What the end-point iteration needs of the step, with what its start left for the end
+    /// point (`kept`) and the stage matrix `approx` (whose mass-matrix factors the end point
+    /// may reuse).
+    #[inline(always)]
+    fn end_point(
+        &self,
+        kept: &'s Fac::Kept,
+        approx: Option<&'s StageMatrix<N, M, S, Fac::Blocks>>,
+    ) -> EndPoint<'s, 'a, Sys, N, M, K, S, Fac> {
+        EndPoint {
+            sys: self.sys,
+            tab: self.tab,
+            options: self.options,
+            t1: self.t0 + self.h,
+            v0: self.v0,
+            kept,
+            approx,
+        }
+    }
+}
+
+/// What the end-point iteration needs of the step. (A struct of its own: with the stage
+/// iteration's constants borrowed by the end point, the step of the 3D chain of N = 20 took
+/// 43.4 KiB of stack instead of 43.0, `chain3d jacobian`.)
+struct EndPoint<'s, 'a, Sys, const N: usize, const M: usize, const K: usize, const S: usize, Fac>
+where
+    Sys: Lagrangian<N, M, K>,
+    Fac: Factoring<'a, Sys, N, M, K, S>,
+{
+    sys: &'a Sys,
+    tab: &'s SparkTableau<S>,
+    options: &'s Options,
+    /// `t1 = t0 + h`.
+    t1: f64,
+    v0: &'s SVector<f64, N>,
+    kept: &'s Fac::Kept,
+    approx: Option<&'s StageMatrix<N, M, S, Fac::Blocks>>,
+}
+
+impl<'s, 'a, Sys, const N: usize, const M: usize, const K: usize, const S: usize, Fac>
+    EndPoint<'s, 'a, Sys, N, M, K, S, Fac>
+where
+    Sys: Lagrangian<N, M, K>,
+    Fac: Factoring<'a, Sys, N, M, K, S>,
+{
+    /// The end-point solve: equations (4.4f) and (4.4h) for `v1` and `μ_s̃` from the converged
+    /// `stages`, by simplified (`simplified`) or full Newton with the matrix
+    /// `[[L_vv, b̃ Gᵀ], [W, 0]]`, factored by eliminating the velocity block (once per solve when
+    /// simplified; a mass matrix equal to the step start's is not factored again). Returns
+    /// `v1`, what the caller keeps of `μ_s̃`, and the iterations.
+    #[allow(clippy::type_complexity)]
+    #[inline(always)]
+    fn solve<Kp: Keep<N, M, S>>(
+        &self,
+        simplified: bool,
+        stages: &StageSolution<N, M, Kp::Stages, Fac::Gradient>,
+    ) -> Result<((SVector<f64, N>, Kp::End), u32), Error> {
+        let (sys, t1, approx) = (self.sys, self.t1, self.approx);
+        let (q1, gq1, known) = (&stages.q1, &stages.gq1, &stages.known);
+        let weight = self.tab.b_lob[self.tab.s_tilde - 1];
+        let mut v1 = stages.v_last;
+        let mut mu_end = SVector::<f64, M>::zeros();
+        let mut monitor = Monitor::new(Phase::EndPoint, self.options.max_iterations);
+        let mut matrix: Option<Fac::End> = None;
+        loop {
+            let w = sys.hidden_constraint(t1, q1, &v1).0;
+            let p = if matrix.is_none() || !simplified {
+                self.end_matrix(stages, &v1, &mut matrix, &monitor)?
+            } else {
+                sys.momentum_force(t1, q1, &v1).0
+            };
+            let rho = p + known + gq1.tr_mul(&mu_end) * weight;
+            let mut dv = -rho;
+            let mut dmu = -w;
+            if let Some(m) = &matrix {
+                Fac::end_solve(m, approx, &mut dv, &mut dmu);
+            }
+            v1 += dv;
+            mu_end += dmu;
+            let delta = max_abs(&dv);
+            let condition = matrix.as_ref().map_or(1.0, Fac::end_condition);
+            if Sys::QUADRATIC_IN_V && monitor.iterations() == 0 && delta.is_finite() {
+                // Linear equations and the exact matrix: this one step solves them.
+                return Ok(((v1, Kp::end(&mu_end)), 1));
+            }
+            let vscale = max_abs(&v1).max(max_abs(self.v0));
+            if vscale == 0.0 {
+                return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
+            }
+            let unit = tolerance_unit(self.options.tolerance, simplified, vscale);
+            let noise = attainable(condition) * vscale;
+            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
+                return Ok(((v1, Kp::end(&mu_end)), monitor.iterations()));
+            } else if simplified && monitor.is_slow() {
+                return Err(slow(Phase::EndPoint, monitor.iterations(), monitor.last()));
+            }
+        }
+    }
+
+    /// Factors the end-point matrix at `(t1, q1, v1)` into `matrix` ([`Factoring::end`]);
+    /// returns the momentum there. Fails with [`Error::SingularJacobian`] when the matrix is
+    /// singular or its Schur complement too ill-conditioned to resolve the tolerance (it is
+    /// built with G and W at the end point in both iterations: its conditioning bounds what
+    /// either can resolve).
+    #[inline(always)]
+    fn end_matrix<X>(
+        &self,
+        stages: &StageSolution<N, M, X, Fac::Gradient>,
+        v1: &SVector<f64, N>,
+        matrix: &mut Option<Fac::End>,
+        monitor: &Monitor,
+    ) -> Result<SVector<f64, N>, Error> {
+        let at = (self.t1, &stages.q1, v1);
+        let weight = self.tab.b_lob[self.tab.s_tilde - 1];
+        let p = Fac::end(
+            self.sys,
+            self.kept,
+            self.approx,
+            at,
+            weight,
+            &stages.gq1,
+            matrix,
+        )
+        .map_err(|_| monitor.singular())?;
+        let condition = matrix.as_ref().map_or(f64::INFINITY, Fac::end_condition);
+        if attainable(condition) > ILL_CONDITIONED * self.options.tolerance {
+            return Err(monitor.singular());
+        }
+        Ok(p)
     }
 }
 

@@ -41,7 +41,8 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::{Error, Phase};
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Layout};
-use crate::linalg::newton::{slow, Monitor, Verdict, ILL_CONDITIONED, SIMPLIFIED_MARGIN};
+use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit};
+use crate::linalg::newton::{Monitor, Verdict, ILL_CONDITIONED};
 use crate::linalg::vector::max_abs;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
@@ -55,7 +56,7 @@ use crate::step::coupled_matrix::{self, Blocks, CoupledBlocks, CoupledMatrix, Sl
 use crate::step::coupled_motion::CoupledStart;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
-use crate::step::start::{inconsistency, StepStart};
+use crate::step::start::{inconsistency, within_tolerance, StepStart};
 use crate::tableau::SparkTableau;
 
 /// The relative constraint violation at which a converged iterate of the coupled step's
@@ -477,20 +478,13 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             let scale = if norm > 0.0 { norm } else { 1.0 };
             vel = vel.max(k0[l].abs() / scale);
         }
-        let tol = options.consistency_tolerance;
-        if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
-            let rates = CoupledStart {
-                kv,
-                wq_v: w0.wq_v,
-                k: k0,
-            };
-            Ok((StepStart::new(sys, state, w0.gq), rates))
-        } else {
-            Err(Error::InconsistentState {
-                position: pos,
-                velocity: vel,
-            })
-        }
+        within_tolerance((pos, vel), options.consistency_tolerance, &q0, &v0)?;
+        let rates = CoupledStart {
+            kv,
+            wq_v: w0.wq_v,
+            k: k0,
+        };
+        Ok((StepStart::new(sys, state, w0.gq), rates))
     }
 
     /// The mixed step's equations solved on the dense exact system (`dense_newton`). Kept out
@@ -552,7 +546,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         // moves the solution by far more than the tolerance is left to the dense solve (and
         // its bound on the attainable accuracy).
         let condition = matrix.condition().max(matrix.blocks().schur_condition());
-        if f64::EPSILON * condition.max(64.0) > ILL_CONDITIONED * options.tolerance {
+        if attainable(condition) > ILL_CONDITIONED * options.tolerance {
             return None;
         }
         Some(self.iterate_structured(tab, start, rates, matrix))
@@ -615,9 +609,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                     Err(slow(Phase::Stages, iterations, monitor.last()))
                 };
             }
-            let unit = options.tolerance * SIMPLIFIED_MARGIN * vscale;
-            let floor = 64.0 * f64::EPSILON * (vscale + noise_scale);
-            let at_rest = 64.0 * f64::EPSILON * (vscale + position_scale);
+            let unit = tolerance_unit(options.tolerance, true, vscale);
+            let floor = rounding_floor(vscale, noise_scale);
+            let at_rest = rounding_floor(vscale, position_scale);
             let reference = (options.tolerance * vscale).max(at_rest);
             let noise = monitor.attainable_floor(0.0, reference, floor)?;
             if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {

@@ -29,6 +29,22 @@ pub(crate) fn inconsistency<const N: usize, const M: usize>(
     (pos, vel)
 }
 
+/// Checks the violations `(position, velocity)` of a state `(q, v)` against `tolerance`,
+/// relative to `1 + max|q|`, resp. `1 + max|v|`, as every step checks its start:
+/// [`Error::InconsistentState`] when either exceeds it or is NaN.
+pub(crate) fn within_tolerance<const N: usize>(
+    (position, velocity): (f64, f64),
+    tolerance: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> Result<(), Error> {
+    if position <= tolerance * (1.0 + max_abs(q)) && velocity <= tolerance * (1.0 + max_abs(v)) {
+        Ok(())
+    } else {
+        Err(Error::InconsistentState { position, velocity })
+    }
+}
+
 /// Step-start quantities of the monolithic mixed steps (`mixed_step`, `emprk_step`) that do
 /// not depend on the unknowns.
 pub(crate) struct StepStart<const N: usize, const M: usize> {
@@ -86,15 +102,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             let scale = if norm > 0.0 { norm } else { 1.0 };
             vel = vel.max(k0.k[l].abs() / scale);
         }
-        let tol = options.consistency_tolerance;
-        if pos <= tol * (1.0 + max_abs(&q0)) && vel <= tol * (1.0 + max_abs(&v0)) {
-            Ok(w0.wv)
-        } else {
-            Err(Error::InconsistentState {
-                position: pos,
-                velocity: vel,
-            })
-        }
+        within_tolerance((pos, vel), options.consistency_tolerance, &q0, &v0)?;
+        Ok(w0.wv)
     }
 }
 
@@ -154,15 +163,7 @@ pub(crate) fn check_state<
             what: "a constraint",
         });
     }
-    if pos <= tolerance * (1.0 + max_abs(&state.q)) && vel <= tolerance * (1.0 + max_abs(&state.v))
-    {
-        Ok(())
-    } else {
-        Err(Error::InconsistentState {
-            position: pos,
-            velocity: vel,
-        })
-    }
+    within_tolerance((pos, vel), tolerance, &state.q, &state.v)
 }
 
 /// Checks that a point of a DAE model satisfies its constraints to `tolerance`, as its step
@@ -187,14 +188,7 @@ pub(crate) fn check_odae_state<Sys: Odae<N, M>, const N: usize, const M: usize>(
             what: "a constraint or the velocity v(t, y, z)",
         });
     }
-    if pos <= tolerance * (1.0 + max_abs(y)) && vel <= tolerance * (1.0 + max_abs(&v)) {
-        Ok(())
-    } else {
-        Err(Error::InconsistentState {
-            position: pos,
-            velocity: vel,
-        })
-    }
+    within_tolerance((pos, vel), tolerance, y, &v)
 }
 
 /// Checks that the kinetic energy is positive definite at `state`: the mass matrix
