@@ -569,7 +569,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         it.x = Slots::splat(v0);
         self.predict(tab, start, rates, matrix, &mut it);
         let vscale0 = max_abs(&v0);
-        let noise_scale = max_abs(&q0) / h.abs();
+        // The rounding level of the velocity updates, as the holonomic step has it (its
+        // `position_noise`): 64 ε (|V| + (1 + |q0|)/h), the `1 +` for models whose lengths
+        // are not those of `q0` (a linkage at rest at q0 = 0).
         let position_scale = (1.0 + max_abs(&q0)) / h.abs();
         let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
         let mut r = Blocks::<N, M, K, S>::zeros();
@@ -610,10 +612,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 };
             }
             let unit = tolerance_unit(options.tolerance, true, vscale);
-            let floor = rounding_floor(vscale, noise_scale);
-            let at_rest = rounding_floor(vscale, position_scale);
-            let reference = (options.tolerance * vscale).max(at_rest);
-            let noise = monitor.attainable_floor(0.0, reference, floor)?;
+            let noise = rounding_floor(vscale, position_scale);
             if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
                 if self.meets_constraints(tab, &it, matrix, polished) {
                     return Ok((it.to_flat(), monitor.iterations()));
