@@ -40,6 +40,18 @@ unary! {
     tanh => tanh;
 }
 
+/// Sine and cosine at once: one argument reduction for both, the values of [`sin`] and
+/// [`cos`] (`mechanics!` calls it where a model uses both of one angle).
+///
+/// ```
+/// let (s, c) = spark_runtime::math::sin_cos(0.5);
+/// assert_eq!((s, c), (spark_runtime::math::sin(0.5), spark_runtime::math::cos(0.5)));
+/// ```
+#[inline]
+pub fn sin_cos(x: f64) -> (f64, f64) {
+    libm::sincos(x)
+}
+
 /// Four-quadrant arctangent of `y / x`.
 #[inline]
 pub fn atan2(y: f64, x: f64) -> f64 {
@@ -50,4 +62,46 @@ pub fn atan2(y: f64, x: f64) -> f64 {
 #[inline]
 pub fn powf(x: f64, y: f64) -> f64 {
     libm::pow(x, y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cos, sin, sin_cos};
+
+    /// `sin_cos` gives the bits of `sin` and `cos`, so that `mechanics!` may use it for a
+    /// model's sines and cosines of one angle without changing a single value: tiny arguments
+    /// (around libm's 2⁻²⁷ and 2⁻²⁶ thresholds), every octant, large arguments, and specials.
+    #[test]
+    fn sin_cos_is_sin_and_cos_to_the_bit() {
+        let mut checked = 0u32;
+        let mut check = |x: f64| {
+            let (s, c) = sin_cos(x);
+            assert_eq!(s.to_bits(), sin(x).to_bits(), "sin at {x:e}");
+            assert_eq!(c.to_bits(), cos(x).to_bits(), "cos at {x:e}");
+            checked += 1;
+        };
+        // Tiny arguments: 2⁻³⁰ … 2⁻²⁴ in 4096 steps, both signs.
+        for k in 0..4096 {
+            let x = libm::exp2(-30.0 + 6.0 * f64::from(k) / 4096.0);
+            check(x);
+            check(-x);
+        }
+        // A sweep over [-100, 100] that does not hit multiples of π/4 exactly.
+        for k in 0..200_000 {
+            check(-100.0 + f64::from(k) * 1.000_000_7e-3);
+        }
+        // Large arguments and special values.
+        for k in 0..1000 {
+            check(1e6 * f64::from(k) + 0.3);
+            check(1e300 / (1.0 + f64::from(k)));
+        }
+        for x in [0.0, -0.0, f64::MIN_POSITIVE, 5e-324, f64::MAX, f64::MIN] {
+            check(x);
+        }
+        let (s, c) = sin_cos(f64::NAN);
+        assert!(s.is_nan() && c.is_nan() && sin(f64::NAN).is_nan());
+        let (s, c) = sin_cos(f64::INFINITY);
+        assert!(s.is_nan() && c.is_nan() && sin(f64::INFINITY).is_nan());
+        assert!(checked > 200_000);
+    }
 }

@@ -26,7 +26,7 @@ use super::node::{Id, Node};
 /// expression (`q[0]`, `self.m`, a path, a call) because they are used as operands without
 /// parentheses. `math` is the path of the module providing the elementary functions
 /// (`sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `atan2(y, x)`, `sinh`, `cosh`, `tanh`,
-/// `sqrt`, `exp`, `ln`, `powf(x, y)`, all on `f64`).
+/// `sqrt`, `exp`, `ln`, `powf(x, y)`, all on `f64`, and `sin_cos(x)`, both at once).
 ///
 /// Returns the `let` statements (topologically ordered; one per shared node, plus the
 /// intermediate squares of large integer powers) and one expression per output. Every `let`
@@ -79,6 +79,31 @@ pub fn emit(
         }
     }
 
+    // Sines and cosines of one argument: both named, computed together by one
+    // `sin_cos` (one argument reduction instead of two; the same values as `sin` and `cos`).
+    let mut sines: HashMap<Id, Id> = HashMap::new();
+    let mut cosines: HashMap<Id, Id> = HashMap::new();
+    for &id in &order {
+        match *arena.node(id) {
+            Node::Sin(a) => {
+                sines.insert(a, id);
+            }
+            Node::Cos(a) => {
+                cosines.insert(a, id);
+            }
+            _ => {}
+        }
+    }
+    let mut pairs: HashMap<Id, (Id, Id)> = HashMap::new();
+    for (a, &sin) in &sines {
+        if let Some(&cos) = cosines.get(a) {
+            named.insert(sin);
+            named.insert(cos);
+            pairs.insert(sin, (sin, cos));
+            pairs.insert(cos, (sin, cos));
+        }
+    }
+
     let mut emitter = Emitter {
         arena,
         var_expr,
@@ -92,6 +117,12 @@ pub fn emit(
     };
     for &id in &order {
         if matches!(arena.node(id), Node::Const(_) | Node::Var(_)) {
+            continue;
+        }
+        if let Some(&(sin, cos)) = pairs.get(&id) {
+            if !emitter.names.contains_key(&id) {
+                emitter.bind_sin_cos(sin, cos);
+            }
             continue;
         }
         let positive_power = match *arena.node(id) {
@@ -155,6 +186,23 @@ impl Emitter<'_> {
         let value = ex.to_tokens();
         self.lets.extend(quote!(let #name: f64 = #value;));
         name
+    }
+
+    /// Emits `let (__tK, __tL) = #math::sin_cos(a);` for the nodes `sin = Sin(a)` and
+    /// `cos = Cos(a)` and names them.
+    fn bind_sin_cos(&mut self, sin: Id, cos: Id) {
+        let Node::Sin(a) = *self.arena.node(sin) else {
+            return;
+        };
+        let s = format_ident!("__t{}", self.counter, span = Span::mixed_site());
+        let c = format_ident!("__t{}", self.counter + 1, span = Span::mixed_site());
+        self.counter += 2;
+        let a = self.operand(a).to_tokens();
+        let math = self.math;
+        self.lets
+            .extend(quote!(let (#s, #c): (f64, f64) = #math::sin_cos(#a);));
+        self.names.insert(sin, s);
+        self.names.insert(cos, c);
     }
 
     /// The expression of an operand: its name, a constant or variable, or its inlined
