@@ -310,18 +310,6 @@ mod tests {
     fn check_third_order<Sys: Lagrangian<4, 1, 1>>(sys: &Sys) {
         let hs = [0.04, 0.02, 0.01];
         let errors: [(f64, f64); 3] = core::array::from_fn(|k| prediction_errors(sys, hs[k]));
-        for k in 0..2 {
-            let linear = (errors[k].0 / errors[k + 1].0).log2();
-            let constant = (errors[k].1 / errors[k + 1].1).log2();
-            assert!(
-                (linear - 3.0).abs() < 0.25,
-                "linear acceleration: order {linear} ({errors:?})"
-            );
-            assert!(
-                (constant - 2.0).abs() < 0.25,
-                "constant acceleration: order {constant} ({errors:?})"
-            );
-            assert!(errors[k].0 < 0.2 * errors[k].1, "{:?}", errors[k]);
-        }
+        crate::step::assert_prediction_orders(&errors);
     }
 }

@@ -111,3 +111,24 @@ pub(crate) fn dae<Sys: Odae<N, M>, const N: usize, const M: usize, const S: usiz
         }),
     }
 }
+
+/// Asserts the orders of a predictor of the stage velocities from its largest errors at
+/// h = 0.04, 0.02, 0.01, as `(linear acceleration, constant acceleration)`: about 3 and 2
+/// (halving h divides them by about 8 and 4), the linear one five times smaller at least.
+/// Shared by the holonomic step's and the coupled step's prediction tests.
+#[cfg(test)]
+pub(crate) fn assert_prediction_orders(errors: &[(f64, f64); 3]) {
+    for k in 0..2 {
+        let linear = (errors[k].0 / errors[k + 1].0).log2();
+        let constant = (errors[k].1 / errors[k + 1].1).log2();
+        assert!(
+            (linear - 3.0).abs() < 0.25,
+            "linear acceleration: order {linear} ({errors:?})"
+        );
+        assert!(
+            (constant - 2.0).abs() < 0.25,
+            "constant acceleration: order {constant} ({errors:?})"
+        );
+        assert!(errors[k].0 < 0.2 * errors[k].1, "{:?}", errors[k]);
+    }
+}
