@@ -15,7 +15,8 @@
 //! `bicycle`, `diff_drive`): 1000 steps of that model from the timed runs' start, untimed, for
 //! a profiler, e.g. `valgrind --tool=callgrind`, whose instruction counts do not depend on the
 //! machine's load (`docs/performance.md`); prints the iterations per step and a digest of the
-//! final state's bits (equal digests: bit-identical trajectories).
+//! final state's bits (equal digests: bit-identical trajectories). `-- steps MODEL R` repeats
+//! those 1000 steps R times (for a sampling profiler such as `perf record`).
 
 use spark::{GaussLobatto, Inputs, Integrator, Lagrangian, Options, State};
 use std::hint::black_box;
@@ -158,16 +159,17 @@ fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
     );
 }
 
-/// 1000 steps (ten runs of 100 from `s0`) of `sim`, for a profiler.
+/// `repeats` times 1000 steps (runs of 100 from `s0`) of `sim`, for a profiler.
 fn profile_steps<Sys, const D: usize, const M: usize, const K: usize>(
     mut sim: Integrator<Sys, GaussLobatto<2>>,
     s0: State<D>,
+    repeats: usize,
 ) where
     Sys: Lagrangian<D, M, K>,
 {
     let mut iterations = 0;
     let mut s = s0;
-    for _ in 0..10 {
+    for _ in 0..10 * repeats {
         s = s0;
         for _ in 0..100 {
             sim.step(black_box(&mut s)).expect("step");
@@ -180,34 +182,36 @@ fn profile_steps<Sys, const D: usize, const M: usize, const K: usize>(
             .chain(s.v.iter())
             .fold(0u64, |d, x| d.rotate_left(7) ^ x.to_bits());
     println!(
-        "1000 steps, {:.2} stage iterations/step, state digest {digest:016x}",
-        f64::from(iterations) / 1000.0
+        "{} steps, {:.2} stage iterations/step, state digest {digest:016x}",
+        1000 * repeats,
+        f64::from(iterations) / (1000.0 * repeats as f64)
     );
 }
 
 /// Runs [`profile_steps`] on the model `name` (see the module's doc).
-fn profile(name: &str) {
+fn profile(name: &str, repeats: usize) {
     fn chain<Sys: Lagrangian<D, M, K> + Default, const D: usize, const M: usize, const K: usize>(
         n: usize,
+        repeats: usize,
     ) {
         let sim = Integrator::<Sys, GaussLobatto<2>>::new(Sys::default(), 0.01).expect("valid h");
         let mut s0: State<D> = start(n);
         sim.project(&mut s0).expect("consistent start");
-        profile_steps(sim, s0);
+        profile_steps(sim, s0, repeats);
     }
     match name {
-        "chain5" => chain::<Chain5, 15, 5, 0>(5),
-        "chain10" => chain::<Chain10, 30, 10, 0>(10),
-        "chain20" => chain::<Chain20, 60, 20, 0>(20),
-        "nonholonomic5" => chain::<NonholonomicChain5, 15, 5, 1>(5),
-        "nonholonomic10" => chain::<NonholonomicChain10, 30, 10, 1>(10),
+        "chain5" => chain::<Chain5, 15, 5, 0>(5, repeats),
+        "chain10" => chain::<Chain10, 30, 10, 0>(10, repeats),
+        "chain20" => chain::<Chain20, 60, 20, 0>(20, repeats),
+        "nonholonomic5" => chain::<NonholonomicChain5, 15, 5, 1>(5, repeats),
+        "nonholonomic10" => chain::<NonholonomicChain10, 30, 10, 1>(10, repeats),
         "bicycle" => {
             let (sim, s) = bicycle();
-            profile_steps(sim, s);
+            profile_steps(sim, s, repeats);
         }
         "diff_drive" => {
             let (sim, s) = diff_drive();
-            profile_steps(sim, s);
+            profile_steps(sim, s, repeats);
         }
         other => panic!("unknown model {other:?}: see the module's doc"),
     }
@@ -245,9 +249,12 @@ fn vehicles() {
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("steps") {
         let name = std::env::args().nth(2).unwrap_or_default();
+        let repeats = std::env::args()
+            .nth(3)
+            .map_or(1, |r| r.parse().expect("MODEL R: a count of repeats"));
         std::thread::Builder::new()
             .stack_size(4 * stack::DEPTH)
-            .spawn(move || profile(&name))
+            .spawn(move || profile(&name, repeats))
             .expect("thread")
             .join()
             .expect("run");

@@ -27,7 +27,7 @@ pub fn cholesky<const R: usize>(a: &SMatrix<f64, R, R>) -> Option<SMatrix<f64, R
         if !(d > 0.0 && d.is_finite()) {
             return None;
         }
-        let d = libm::sqrt(d);
+        let d = crate::math::sqrt(d);
         l[(j, j)] = d;
         for i in j + 1..R {
             let mut s = a[(i, j)];
@@ -137,7 +137,7 @@ pub fn polar<const R: usize>(a: &SMatrix<f64, R, R>) -> Option<SMatrix<f64, R, R
         let inv = inverse(&x)?;
         // Scaling (Higham's Frobenius-norm ζ) for the first iterations, then plain Newton.
         let zeta = if it < 8 {
-            libm::sqrt(libm::sqrt(inv.norm_squared() / x.norm_squared()))
+            crate::math::sqrt(crate::math::sqrt(inv.norm_squared() / x.norm_squared()))
         } else {
             1.0
         };

@@ -1,6 +1,14 @@
 //! Small helpers on fixed-size vectors.
 
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
+
+use crate::math;
+
+/// The Euclidean norm of row `l` of `m`: nalgebra's `norm`, with [`math::sqrt`] (the same
+/// bits; `libm`'s `sqrt` behind nalgebra's is slow in AVX builds, see there).
+pub(crate) fn row_norm<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>, l: usize) -> f64 {
+    math::sqrt(m.row(l).norm_squared())
+}
 
 /// `max |x_i|` (0 for an empty vector).
 pub(crate) fn max_abs<const K: usize>(x: &SVector<f64, K>) -> f64 {

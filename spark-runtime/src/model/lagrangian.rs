@@ -218,7 +218,7 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// [`Lagrangian::SPARSE_SADDLE`].
     fn constraint_row_norms(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {
         let gq = self.constraint_gradient(t, q).1;
-        SVector::from_fn(|k, _| gq.row(k).norm())
+        SVector::from_fn(|k, _| crate::math::sqrt(gq.row(k).norm_squared()))
     }
 
     /// `g_t + G v` and its derivatives.

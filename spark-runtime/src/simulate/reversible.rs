@@ -129,7 +129,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         let eps = control.distance;
         let z = match control.z {
             Some(z) => z + eps * g,
-            None => libm::sqrt(speed2) + 0.5 * eps * g,
+            None => crate::math::sqrt(speed2) + 0.5 * eps * g,
         };
         if !(z.is_finite() && z > 0.0) {
             return Err(Error::InvalidTolerance {

@@ -34,6 +34,7 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::linalg::layout::{flat, flat_square, zero_square, zeros, Arr, Layout, Scalar, Square};
 use crate::linalg::lu;
+use crate::linalg::vector::row_norm;
 use crate::model::Lagrangian;
 use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
@@ -390,7 +391,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
 
     /// The Euclidean norm of row `l` of `K_v`.
     pub(crate) fn kv_row_norm(&self, l: usize) -> f64 {
-        self.kv.row(l).norm()
+        row_norm(&self.kv, l)
     }
 
     /// The factored `L` and `G` blocks.

@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 
 use nalgebra::{SMatrix, SVector};
 
+use crate::linalg::vector::row_norm;
 use crate::model::Lagrangian;
 
 /// `G` at one point.
@@ -38,7 +39,7 @@ impl<const N: usize, const M: usize> Gradient<N, M> for SMatrix<f64, M, N> {
         SMatrix::tr_mul(self, y)
     }
     fn row_norms(&self) -> SVector<f64, M> {
-        SVector::from_fn(|k, _| self.row(k).norm())
+        SVector::from_fn(|k, _| row_norm(self, k))
     }
     /// The difference matrix once, then its two products.
     fn change_products(

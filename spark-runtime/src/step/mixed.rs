@@ -43,7 +43,7 @@ use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Layout};
 use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit};
 use crate::linalg::newton::{Monitor, Verdict, ILL_CONDITIONED};
-use crate::linalg::vector::max_abs;
+use crate::linalg::vector::{max_abs, row_norm};
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
 use crate::options::{Options, StepStats};
@@ -474,7 +474,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             kv.set_row(l, &row.transpose());
         }
         for l in 0..K {
-            let norm = kv.row(l).norm();
+            let norm = row_norm(&kv, l);
             let scale = if norm > 0.0 { norm } else { 1.0 };
             vel = vel.max(k0[l].abs() / scale);
         }

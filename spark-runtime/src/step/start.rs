@@ -4,7 +4,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::Error;
-use crate::linalg::vector::max_abs;
+use crate::linalg::vector::{max_abs, row_norm};
 use crate::model::saddle::SaddleStore;
 use crate::model::{Lagrangian, Odae, State};
 use crate::step::gradient::Gradient;
@@ -98,7 +98,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.wv);
         let k0 = sys.nonholonomic_jacobian(t0, &q0, &v0, &SVector::zeros());
         for l in 0..K {
-            let norm = k0.kv.row(l).norm();
+            let norm = row_norm(&k0.kv, l);
             let scale = if norm > 0.0 { norm } else { 1.0 };
             vel = vel.max(k0.k[l].abs() / scale);
         }
@@ -137,7 +137,7 @@ fn violation<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: 
     if K > 0 {
         let k = sys.nonholonomic_jacobian(t, q, v, &SVector::zeros());
         for l in 0..K {
-            let norm = k.kv.row(l).norm();
+            let norm = row_norm(&k.kv, l);
             let scale = if norm > 0.0 { norm } else { 1.0 };
             vel = nan_max(vel, k.k[l].abs() / scale);
         }
@@ -178,7 +178,7 @@ pub(crate) fn check_odae_state<Sys: Odae<N, M>, const N: usize, const M: usize>(
     let (v, _, _) = sys.kinematics(t, y, z);
     let (mut pos, mut vel) = (0.0f64, 0.0f64);
     for l in 0..M {
-        let norm = gy.row(l).norm();
+        let norm = row_norm(&gy, l);
         let scale = if norm > 0.0 { norm } else { 1.0 };
         pos = nan_max(pos, g[l].abs() / scale);
         vel = nan_max(vel, w[l].abs() / scale);

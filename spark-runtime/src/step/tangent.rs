@@ -58,12 +58,12 @@ fn project_out<const N: usize>(x: &mut Pair<N>, basis: &[Pair<N>]) {
 /// Makes `x` orthogonal to every vector of `sets` and returns its remaining norm relative to
 /// its norm before.
 fn orthogonalize<const N: usize>(x: &mut Pair<N>, sets: &[&[Pair<N>]]) -> f64 {
-    let norm0 = libm::sqrt(x.dot(x));
+    let norm0 = crate::math::sqrt(x.dot(x));
     for set in sets {
         project_out(x, set);
     }
     if norm0 > 0.0 {
-        libm::sqrt(x.dot(x)) / norm0
+        crate::math::sqrt(x.dot(x)) / norm0
     } else {
         0.0
     }
@@ -71,7 +71,7 @@ fn orthogonalize<const N: usize>(x: &mut Pair<N>, sets: &[&[Pair<N>]]) -> f64 {
 
 /// Normalizes `x`; `false` when it vanished.
 fn normalize<const N: usize>(x: &mut Pair<N>) -> bool {
-    let norm = libm::sqrt(x.dot(x));
+    let norm = crate::math::sqrt(x.dot(x));
     if norm > 0.0 {
         x.scale(1.0 / norm);
         true
@@ -168,7 +168,7 @@ where
             let c = x.dot(&b);
             x.axpy(-c, &b);
         }
-        let norm = libm::sqrt(x.dot(&x));
+        let norm = crate::math::sqrt(x.dot(&x));
         // A unit vector keeps at least 1/sqrt(2N) of its length for some i; 1e-3 is safe.
         if norm > 1e-3 {
             x.scale(1.0 / norm);
