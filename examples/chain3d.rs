@@ -9,7 +9,8 @@
 //! of 25 runs of 100 calls, as the machine may be shared) with the stage iterations per step,
 //! and the stack of one step, for N = 5, 10, 20 and for N = 5, 10 with a nonholonomic
 //! constraint on the last mass; then the GL2 step of the bicycle
-//! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`).
+//! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`), and the
+//! robot's `LobattoIIIABIndex2<3>` step (paper 002's method).
 //!
 //! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
 //! `bicycle`, `diff_drive`): 1000 steps of that model from the timed runs' start, untimed, for
@@ -18,7 +19,9 @@
 //! final state's bits (equal digests: bit-identical trajectories). `-- steps MODEL R` repeats
 //! those 1000 steps R times (for a sampling profiler such as `perf record`).
 
-use spark::{GaussLobatto, Inputs, Integrator, Lagrangian, Options, State};
+use spark::{
+    GaussLobatto, Inputs, Integrator, Lagrangian, LobattoIIIABIndex2, Method, Options, State,
+};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -135,12 +138,13 @@ where
 }
 
 /// Times `step` (best of `RUNS` runs of 100 steps, µs per step) along a trajectory from `s0`.
-fn time_steps<Sys, const D: usize, const M: usize, const K: usize>(
+fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
     name: &str,
-    mut sim: Integrator<Sys, GaussLobatto<2>>,
+    mut sim: Integrator<Sys, Meth>,
     s0: State<D>,
 ) where
     Sys: Lagrangian<D, M, K>,
+    Meth: Method,
 {
     let mut best = f64::INFINITY;
     let mut iterations = 0;
@@ -210,7 +214,7 @@ fn profile(name: &str, repeats: usize) {
             profile_steps(sim, s, repeats);
         }
         "diff_drive" => {
-            let (sim, s) = diff_drive();
+            let (sim, s) = diff_drive::<GaussLobatto<2>>();
             profile_steps(sim, s, repeats);
         }
         other => panic!("unknown model {other:?}: see the module's doc"),
@@ -227,23 +231,27 @@ fn bicycle() -> (Integrator<Bicycle, GaussLobatto<2>>, State<8>) {
     (sim, s)
 }
 
-/// The robot's integrator and start (GL2, h = 0.01, torques 0.05 and 0.03 N m, 0.5 m/s).
-fn diff_drive() -> (Integrator<DiffDrive, GaussLobatto<2>>, State<5>) {
+/// The robot's integrator with the method `Meth` and its start (h = 0.01, torques 0.05 and 0.03
+/// N m, 0.5 m/s).
+fn diff_drive<Meth: Method>() -> (Integrator<DiffDrive, Meth>, State<5>) {
     let mut robot = DiffDrive::default();
     (robot.tr, robot.tl) = (0.05, 0.03);
     let r = robot.r;
-    let sim = Integrator::<DiffDrive, GaussLobatto<2>>::new(robot, 0.01).expect("valid h");
+    let sim = Integrator::<DiffDrive, Meth>::new(robot, 0.01).expect("valid h");
     let v = 0.5;
     (sim, State::new(0.0, [0.0; 5], [v, 0.0, 0.0, v / r, v / r]))
 }
 
 /// The bicycle (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s, as the example's ride) and the
-/// differential-drive robot (GL2, h = 0.01, torques 0.05 and 0.03 N m from rest at 0.5 m/s).
+/// differential-drive robot (GL2 and `LobattoIIIABIndex2<3>`, h = 0.01, torques 0.05 and
+/// 0.03 N m from 0.5 m/s).
 fn vehicles() {
     let (sim, s) = bicycle();
     time_steps("bicycle GL2, h = 0.01", sim, s);
-    let (sim, s) = diff_drive();
+    let (sim, s) = diff_drive::<GaussLobatto<2>>();
     time_steps("diff drive GL2, h = 0.01", sim, s);
+    let (sim, s) = diff_drive::<LobattoIIIABIndex2<3>>();
+    time_steps("diff drive LobattoIIIABIndex2<3>, h = 0.01", sim, s);
 }
 
 fn main() {

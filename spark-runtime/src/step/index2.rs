@@ -41,7 +41,9 @@
 //!   The neglected/approximated terms matter only for time-dependent models: there `L_vt` and
 //!   `k_t` come from differences with about 1e-10 relative error (not tested).
 //!
-//! The equations are solved by one Newton iteration with the exact Jacobian on the unknowns
+//! The equations are solved first by simplified Newton with a block-structured matrix (the
+//! mass matrix's factors and a `K × K` Schur complement, `index2_structured`); where that does
+//! not apply or converges slowly, by Newton's method with the exact Jacobian on the unknowns
 //! `V_1..V_s`, `W_1..W_s`, `hΨ_1..hΨ_s` (the slots `W_1`, `hΨ_1` are pinned by the rows
 //! `W_1 = v0`, `hΨ_1 = hψ0`, which keeps the buffer sizes sums of products of the const
 //! generics). Scaling the multipliers by `h` keeps every block O(1) as `h → 0`.
@@ -62,6 +64,7 @@ use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJac
 use crate::model::{Lagrangian, State};
 use crate::options::StepStats;
 use crate::step::assembly::{MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks};
+use crate::step::index2_structured::{Index2Unknowns, Start};
 use crate::step::problem::Problem;
 use crate::tableau::Index2Tableau;
 
@@ -95,16 +98,6 @@ impl<const N: usize, const K: usize, const S: usize> Off<N, K, S> {
     const fn mu(i: usize) -> usize {
         2 * S * N + i * K
     }
-}
-
-/// Step-start data that do not depend on the unknowns.
-struct Start<const N: usize, const K: usize> {
-    t0: f64,
-    q0: SVector<f64, N>,
-    v0: SVector<f64, N>,
-    p0: SVector<f64, N>,
-    /// `h ψ0`.
-    mu0: SVector<f64, K>,
 }
 
 /// Residual of E1-E3 (and the pins) at `x` and, if asked, the exact Jacobian (row-major).
@@ -335,8 +328,20 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         };
 
         type L<const N: usize, const K: usize, const S: usize> = Index2Layout<N, K, S>;
+        // The structured simplified Newton first; the dense exact system (simplified, then
+        // full Newton) where it does not apply or is slow.
+        let (options, spent) = match self.index2_structured(tab, &start) {
+            Some(Ok((x, iterations))) => {
+                return self.index2_end(tab, &start, into_flat::<N, K, S>(&x), iterations)
+            }
+            Some(Err(
+                Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. },
+            )) if options.full_newton_fallback => (options, iterations),
+            Some(Err(e)) => return Err(e),
+            None => (options, 0),
+        };
         let problem = DenseProblem::at_step([0..2 * S * N, 0..0], 0..0, &q0, &v0, h);
-        let (mut xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
+        let (xbuf, iterations) = dense_newton::solve::<L<N, K, S>>(
             options,
             &problem,
             |x| {
@@ -350,7 +355,19 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             },
             |x, r, jac| self.assemble_index2(tab, &start, x, r, jac),
         )?;
-        let x = flat::<L<N, K, S>, f64>(&mut xbuf);
+        self.index2_end(tab, &start, xbuf, iterations + spent)
+    }
+
+    /// The new state, `ψ1` and the statistics from the converged unknowns `xbuf`.
+    fn index2_end<const S: usize>(
+        &self,
+        tab: &Index2Tableau<S>,
+        start: &Start<N, K>,
+        mut xbuf: <Index2Layout<N, K, S> as Layout>::Of<f64>,
+        iterations: u32,
+    ) -> Result<(State<N>, SVector<f64, K>, StepStats), Error> {
+        let (h, t0, q0) = (self.h, start.t0, start.q0);
+        let x = flat::<Index2Layout<N, K, S>, f64>(&mut xbuf);
         let mut q1 = q0;
         for j in 0..S {
             for a in 0..N {
@@ -378,6 +395,21 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
             },
         ))
     }
+}
+
+/// The structured iteration's unknowns in the flat layout of the dense solve.
+fn into_flat<const N: usize, const K: usize, const S: usize>(
+    x: &Index2Unknowns<N, K, S>,
+) -> <Index2Layout<N, K, S> as Layout>::Of<f64> {
+    type O<const N: usize, const K: usize, const S: usize> = Off<N, K, S>;
+    let mut buf = <Index2Layout<N, K, S> as Layout>::fill(0.0);
+    let flat_x = flat::<Index2Layout<N, K, S>, f64>(&mut buf);
+    for i in 0..S {
+        flat_x[O::<N, K, S>::v(i)..O::<N, K, S>::v(i) + N].copy_from_slice(x.vs[i].as_slice());
+        flat_x[O::<N, K, S>::w(i)..O::<N, K, S>::w(i) + N].copy_from_slice(x.ws[i].as_slice());
+        flat_x[O::<N, K, S>::mu(i)..O::<N, K, S>::mu(i) + K].copy_from_slice(x.mus[i].as_slice());
+    }
+    buf
 }
 
 /// The multiplier `ψ` consistent with `state`: [`Problem::consistent_multiplier`] (the start of

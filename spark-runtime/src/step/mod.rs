@@ -24,6 +24,7 @@ pub(crate) mod factoring;
 pub(crate) mod gradient;
 pub mod holonomic;
 pub mod index2;
+mod index2_structured;
 pub mod jacobian;
 pub mod local_model;
 pub mod mixed;
