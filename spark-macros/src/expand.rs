@@ -449,6 +449,13 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             (<#vec_n>::from([#(#pe),*]), <#vec_n>::from([#(#fe),*]))
         }
     };
+    let p_body = {
+        let Body { lets, exprs } = body(&model, &d.p);
+        quote! {
+            #lets
+            <#vec_n>::from([#(#exprs),*])
+        }
+    };
     let mut dyn_targets = vector_targets("p", &d.p);
     dyn_targets.extend(vector_targets("f", &d.f));
     dyn_targets.extend(matrix_targets("lvv", &d.lvv, true));
@@ -590,6 +597,10 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             #[inline]
             fn momentum_force(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_n, #vec_n) {
                 #mf_body
+            }
+            #[inline]
+            fn momentum(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #vec_n {
+                #p_body
             }
             #[inline]
             fn dynamics_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::DynamicsJacobian<#n> {

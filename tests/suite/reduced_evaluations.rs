@@ -1,6 +1,6 @@
 //! The reduced evaluations `mechanics!` emits for the simplified Newton iteration
 //! (`Lagrangian::mass_force`: p, f, L_vv and L_vq v; `Lagrangian::constraint_gradient`: g and G;
-//! `Lagrangian::velocity_constraint`: w, G and w_q v) agree with the full ones they stand for
+//! `Lagrangian::velocity_constraint`: w, G and w_q v; `Lagrangian::momentum`: p) agree with the full ones they stand for
 //! (`dynamics_jacobian`, `constraint_jacobian`, `velocity_constraint_jacobian`), on a
 //! model where every block is nonzero and depends on the state: a position-dependent mass
 //! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence. And the
@@ -134,6 +134,7 @@ fn reduced_evaluations_equal_the_full_ones() {
         let c = sys.constraint_jacobian(t, &q, &SVector::<f64, 1>::new(0.5));
         let (g, gq) = sys.constraint_gradient(t, &q);
         worst = worst.max((g - c.g).amax()).max((gq - c.gq).amax());
+        worst = worst.max((sys.momentum(t, &q, &v) - full.p).amax());
     }
     assert!(worst < 1e-14, "largest difference {worst:e}");
 }

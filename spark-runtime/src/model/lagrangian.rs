@@ -152,6 +152,12 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         }
     }
 
+    /// `p = ∂L/∂v` alone: [`Lagrangian::momentum_force`] without the force, what the steps'
+    /// end points evaluate. `mechanics!` emits a version that computes only `p`.
+    fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
+        self.momentum_force(t, q, v).0
+    }
+
     /// `(∂L/∂v, ∂L/∂q + Q, L_vq v)`: [`Lagrangian::mass_force`] without the mass matrix, what a
     /// step that factors the mass matrix sparsely ([`Lagrangian::SPARSE_SADDLE`]) needs at its
     /// start. `mechanics!` emits a version that computes only these.

@@ -144,8 +144,8 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         } else if Sys::QUADRATIC_IN_V {
             let (pm, fm, lvq_vm) = sys.momentum_force_lvq_v(tm, &qm, &vm);
             // `L a = p(v + a) − p(v)` for a momentum affine in `v`.
-            let mass_a_m = sys.momentum_force(tm, &qm, &(vm + a0)).0 - pm;
-            let mass_a_0 = sys.momentum_force(t0, q0, &(v0 + a0)).0 - start.p0;
+            let mass_a_m = sys.momentum(tm, &qm, &(vm + a0)) - pm;
+            let mass_a_0 = sys.momentum(t0, q0, &(v0 + a0)) - start.p0;
             (fm - lvq_vm) - force0 - (mass_a_m - mass_a_0)
         } else {
             return Some(constant);

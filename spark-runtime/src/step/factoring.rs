@@ -218,7 +218,7 @@ impl<
         // A constant mass matrix (declared by the model, or found equal to the step start's)
         // is not evaluated or factored again.
         let (own, p) = if approx.is_some() && Sys::CONSTANT_MASS {
-            (None, sys.momentum_force(t1, q1, v1).0)
+            (None, sys.momentum(t1, q1, v1))
         } else {
             let d = sys.mass_force(t1, q1, v1);
             let same = approx.is_some() && kept.lvv.as_slice() == d.lvv.as_slice();
@@ -337,7 +337,7 @@ impl<
         slot: &mut Option<Self::End>,
     ) -> Result<SVector<f64, N>, Singular> {
         *slot = None;
-        let p = sys.momentum_force(t1, q1, v1).0;
+        let p = sys.momentum(t1, q1, v1);
         let saddle =
             SparseSaddle::new(sys, (t1, q1, v1), (t1, q1)).ok_or(Singular { column: 0 })?;
         *slot = Some(SparseEnd::new(saddle, weight));

@@ -965,7 +965,7 @@ where
             let p = if matrix.is_none() || !simplified {
                 self.end_matrix(stages, &v1, &mut matrix, &monitor)?
             } else {
-                sys.momentum_force(t1, q1, &v1).0
+                sys.momentum(t1, q1, &v1)
             };
             let rho = p + known + gq1.tr_mul(&mu_end) * weight;
             let mut dv = -rho;

@@ -209,7 +209,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             }
             let (mut r2, mut r3) = ([zero_n; S], [SVector::<f64, K>::zeros(); S]);
             for i in 1..S {
-                r2[i] = start.p0 - sys.momentum_force(ts[i], &qs[i], &x.ws[i]).0;
+                r2[i] = start.p0 - sys.momentum(ts[i], &qs[i], &x.ws[i]);
                 r3[i] = -sys.nonholonomic_constraints(ts[i], &qs[i], &x.ws[i]);
             }
             for i in 0..S {

@@ -705,7 +705,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 (ks[i], nh_reactions[i]) = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]);
             }
         }
-        r.x.first = sys.momentum_force(t1, &q1, v1).0 - start.p0;
+        r.x.first = sys.momentum(t1, &q1, v1) - start.p0;
         // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
         let mut reactions = [zero_n; S];
         for j in 0..S {
