@@ -24,6 +24,8 @@ pub(crate) struct CoupledStart<const N: usize, const M: usize, const K: usize> {
     pub(crate) kv: SMatrix<f64, K, N>,
     /// `(∂w/∂q) v` at the start.
     pub(crate) wq_v: SVector<f64, M>,
+    /// `L_vq v` at the start (zero for a constant mass matrix).
+    pub(crate) lvq_v: SVector<f64, N>,
     /// `k(t0, q0, v0)`.
     pub(crate) k: SVector<f64, K>,
 }
@@ -108,12 +110,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         let (sys, h, state) = (self.sys, self.h, self.state);
         let (t0, q0, v0) = (state.t, &state.q, &state.v);
         let d = DIFFERENCE_STEP * h;
-        let lvq_v0 = if Sys::CONSTANT_MASS {
-            SVector::zeros()
-        } else {
-            sys.momentum_force_lvq_v(t0, q0, v0).2
-        };
-        let force0 = start.f0 - lvq_v0;
+        let force0 = start.f0 - rates.lvq_v;
         let k_rate0 = (sys.nonholonomic_constraints(t0 + d, &(q0 + v0 * d), v0) - rates.k) / d;
         let (mut a0, mut lambda0, mut psi0) = matrix.predict(&force0, &rates.wq_v, &k_rate0)?;
         // The matrix's G is the midpoint's: one correction with G(q0).

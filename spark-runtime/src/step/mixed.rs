@@ -481,12 +481,27 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             vel = vel.max(k0[l].abs() / scale);
         }
         within_tolerance((pos, vel), options.consistency_tolerance, &q0, &v0)?;
+        // `p0` and `f0` with `L_vq v` from one evaluation where the mass matrix varies.
+        let (p0, f0, lvq_v) = if Sys::CONSTANT_MASS {
+            let (p0, f0) = sys.momentum_force(t0, &q0, &v0);
+            (p0, f0, SVector::zeros())
+        } else {
+            sys.momentum_force_lvq_v(t0, &q0, &v0)
+        };
         let rates = CoupledStart {
             kv,
             wq_v: w0.wq_v,
+            lvq_v,
             k: k0,
         };
-        Ok((StepStart::new(sys, state, w0.gq), rates))
+        let start = StepStart {
+            t0,
+            q0,
+            p0,
+            f0,
+            gq0: w0.gq,
+        };
+        Ok((start, rates))
     }
 
     /// The mixed step's equations solved on the dense exact system (`dense_newton`). Kept out
