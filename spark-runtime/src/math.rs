@@ -26,16 +26,15 @@ macro_rules! unary {
 /// ```
 #[inline]
 pub fn sqrt(x: f64) -> f64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(
+        any(target_arch = "x86_64", target_arch = "x86"),
+        target_feature = "sse2"
+    ))]
     {
-        use core::arch::x86_64::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_pd};
-        // SAFETY: the three are SSE2 register operations, and this branch is compiled only
-        // for targets with SSE2 enabled.
-        unsafe { _mm_cvtsd_f64(_mm_sqrt_pd(_mm_set_sd(x))) }
-    }
-    #[cfg(all(target_arch = "x86", target_feature = "sse2"))]
-    {
+        #[cfg(target_arch = "x86")]
         use core::arch::x86::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_pd};
+        #[cfg(target_arch = "x86_64")]
+        use core::arch::x86_64::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_pd};
         // SAFETY: the three are SSE2 register operations, and this branch is compiled only
         // for targets with SSE2 enabled.
         unsafe { _mm_cvtsd_f64(_mm_sqrt_pd(_mm_set_sd(x))) }

@@ -277,12 +277,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
     pub(crate) fn new(tab: &SparkTableau<S>, blocks: F, kv: &SMatrix<f64, K, N>) -> Option<Self> {
         let st = tab.s_tilde;
         let omega = |i: usize, x: usize| moment_weight(tab, i, x);
-        let mut w = kv.transpose();
-        for l in 0..K {
-            let mut col: SVector<f64, N> = w.column(l).into_owned();
-            blocks.solve_mass(&mut col);
-            w.set_column(l, &col);
-        }
+        let w = blocks.mass_solve_rows(kv);
         let mut gw = SMatrix::<f64, M, K>::zeros();
         // T = (G W)ᵀ S_gg⁻¹ (G W).
         let mut sg_gw = SMatrix::<f64, M, K>::zeros();
@@ -511,6 +506,25 @@ mod tests {
     use super::*;
     use crate::{GaussLobatto, LobattoIIIAB, LobattoIIIABD};
 
+    /// A test matrix's blocks: a symmetric diagonally dominant `L` (diagonal `base + i`,
+    /// off-diagonal `coupling / (1 + i + j)`) and dense `G`, `K_v`.
+    #[allow(clippy::type_complexity)]
+    fn test_blocks<const N: usize, const M: usize, const K: usize>(
+        base: f64,
+        coupling: f64,
+    ) -> (SMatrix<f64, N, N>, SMatrix<f64, M, N>, SMatrix<f64, K, N>) {
+        let l = SMatrix::<f64, N, N>::from_fn(|i, j| {
+            if i == j {
+                base + i as f64
+            } else {
+                coupling / (1.0 + (i + j) as f64)
+            }
+        });
+        let g = SMatrix::<f64, M, N>::from_fn(|i, j| ((i * N + j) as f64 * 0.71).sin());
+        let kv = SMatrix::<f64, K, N>::from_fn(|i, j| 0.4 + ((i + 3 * j) as f64 * 0.37).cos());
+        (l, g, kv)
+    }
+
     /// The block elimination solves the approximate matrix of the module, assembled densely
     /// from its definition, for tableaux with `s̃ = S` and `s̃ = S − 1`.
     fn check<const S: usize>(tab: &SparkTableau<S>) {
@@ -519,15 +533,7 @@ mod tests {
         const K: usize = 1;
         assert!(applies(tab));
         let st = tab.s_tilde;
-        let l = SMatrix::<f64, N, N>::from_fn(|i, j| {
-            if i == j {
-                2.0 + i as f64
-            } else {
-                0.3 / (1.0 + (i + j) as f64)
-            }
-        });
-        let g = SMatrix::<f64, M, N>::from_fn(|i, j| ((i * N + j) as f64 * 0.71).sin());
-        let kv = SMatrix::<f64, K, N>::from_fn(|i, j| 0.4 + ((i + 3 * j) as f64 * 0.37).cos());
+        let (l, g, kv) = test_blocks::<N, M, K>(2.0, 0.3);
         let blocks = DenseSaddle::new(&l, &g).unwrap();
         let mut matrix = CoupledMatrix::<N, M, K, S, _>::new(tab, blocks, &kv).unwrap();
         let len = (S + 1) * (N + M) + S * K;
@@ -637,15 +643,7 @@ mod tests {
         const N: usize = 5;
         const M: usize = 2;
         const K: usize = 2;
-        let l = SMatrix::<f64, N, N>::from_fn(|i, j| {
-            if i == j {
-                3.0 + i as f64
-            } else {
-                0.4 / (1.0 + (i + j) as f64)
-            }
-        });
-        let g = SMatrix::<f64, M, N>::from_fn(|i, j| ((i * N + j) as f64 * 0.71).sin());
-        let kv = SMatrix::<f64, K, N>::from_fn(|i, j| 0.4 + ((i + 3 * j) as f64 * 0.37).cos());
+        let (l, g, kv) = test_blocks::<N, M, K>(3.0, 0.4);
         let blocks = DenseSaddle::new(&l, &g).unwrap();
         let tab = &GaussLobatto::<2>::TABLEAU;
         let matrix = CoupledMatrix::<N, M, K, 2, _>::new(tab, blocks, &kv).unwrap();

@@ -33,6 +33,7 @@ use crate::model::Lagrangian;
 use crate::step::coupled_matrix::CoupledBlocks;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
+use crate::step::start::nonholonomic_rows;
 use crate::tableau::Index2Tableau;
 
 /// The index-2 step's start data that do not depend on the unknowns.
@@ -130,22 +131,8 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let (sys, options) = (self.sys, self.options);
         let (t0, q0, v0) = (start.t0, start.q0, start.v0);
         let blocks = F::factor(sys, (t0, &q0, &v0), (t0, &q0))?;
-        // `K_v` as the reactions of unit multipliers.
-        let mut kv = SMatrix::<f64, K, N>::zeros();
-        for l in 0..K {
-            let mut unit = SVector::<f64, K>::zeros();
-            unit[l] = 1.0;
-            kv.set_row(
-                l,
-                &sys.nonholonomic_reaction(t0, &q0, &v0, &unit).1.transpose(),
-            );
-        }
-        let mut w = kv.transpose();
-        for l in 0..K {
-            let mut col: SVector<f64, N> = w.column(l).into_owned();
-            blocks.solve_mass(&mut col);
-            w.set_column(l, &col);
-        }
+        let kv = nonholonomic_rows(sys, t0, &q0, &v0).1;
+        let w = blocks.mass_solve_rows(&kv);
         let skk = kv * w;
         let skk_inv = skk.try_inverse()?;
         let condition = skk.amax() * skk_inv.amax() * (K * K) as f64;
@@ -296,86 +283,13 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
 #[cfg(test)]
 mod tests {
     use super::lower_block_inverse;
-    use crate::model::blocks::{
-        ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian, VelocityConstraintJacobian,
-    };
     use crate::step::problem::Problem;
-    use crate::{Lagrangian, LobattoIIIABIndex2, Model, Options, State};
-    use nalgebra::{SMatrix, SVector};
+    use crate::{LobattoIIIABIndex2, Options, State};
 
-    type V3 = SVector<f64, 3>;
-
-    /// A particle in a quadratic well whose third velocity is tied to the others,
-    /// `k = v3 − q2 v1` (the module example of `index2`), written by hand.
-    struct Particle;
-
-    impl Model for Particle {
-        fn first_non_finite_parameter(&self) -> Option<&'static str> {
-            None
-        }
+    mod hand {
+        include!("../../tests/models/particle.rs");
     }
-
-    impl Lagrangian<3, 0, 1> for Particle {
-        fn lagrangian(&self, _t: f64, q: &V3, v: &V3) -> f64 {
-            0.5 * v.norm_squared() - 0.5 * (q[0] * q[0] + q[1] * q[1])
-        }
-        fn momentum_force(&self, _t: f64, q: &V3, v: &V3) -> (V3, V3) {
-            (*v, V3::new(-q[0], -q[1], 0.0))
-        }
-        fn dynamics_jacobian(&self, t: f64, q: &V3, v: &V3) -> DynamicsJacobian<3> {
-            let (p, f) = self.momentum_force(t, q, v);
-            let mut lqq = SMatrix::zeros();
-            (lqq[(0, 0)], lqq[(1, 1)]) = (-1.0, -1.0);
-            DynamicsJacobian {
-                p,
-                f,
-                lvv: SMatrix::identity(),
-                lvq: SMatrix::zeros(),
-                lqq,
-                fv: SMatrix::zeros(),
-            }
-        }
-        fn constraints(&self, _t: f64, _q: &V3) -> SVector<f64, 0> {
-            SVector::zeros()
-        }
-        fn constraint_jacobian(
-            &self,
-            _: f64,
-            _: &V3,
-            _: &SVector<f64, 0>,
-        ) -> ConstraintJacobian<3, 0> {
-            ConstraintJacobian::default()
-        }
-        fn velocity_constraint_jacobian(
-            &self,
-            _: f64,
-            _: &V3,
-            _: &V3,
-        ) -> VelocityConstraintJacobian<3, 0> {
-            VelocityConstraintJacobian::default()
-        }
-        fn nonholonomic_constraints(&self, _t: f64, q: &V3, v: &V3) -> SVector<f64, 1> {
-            SVector::from([v[2] - q[1] * v[0]])
-        }
-        fn nonholonomic_jacobian(
-            &self,
-            t: f64,
-            q: &V3,
-            v: &V3,
-            psi: &SVector<f64, 1>,
-        ) -> NonholonomicJacobian<3, 1> {
-            // k_vᵀψ = ψ (−q2, 0, 1): its q-derivative has the entry −ψ at (v1, q2).
-            let mut hess_vq = SMatrix::zeros();
-            hess_vq[(0, 1)] = -psi[0];
-            NonholonomicJacobian {
-                k: self.nonholonomic_constraints(t, q, v),
-                kq: SMatrix::from_row_slice(&[0.0, -v[0], 0.0]),
-                kv: SMatrix::from_row_slice(&[-q[1], 0.0, 1.0]),
-                hess_vq,
-                hess_vv: SMatrix::zeros(),
-            }
-        }
-    }
+    use hand::Particle;
 
     /// The structured iteration converges (no fallback) and gives the dense full-Newton
     /// solution of the same equations, for S = 2..4, along 50 steps.

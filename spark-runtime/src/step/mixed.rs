@@ -56,7 +56,7 @@ use crate::step::coupled_matrix::{self, Blocks, CoupledBlocks, CoupledMatrix, Sl
 use crate::step::coupled_motion::CoupledStart;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
-use crate::step::start::{inconsistency, within_tolerance, StepStart};
+use crate::step::start::{inconsistency, nonholonomic_rows, within_tolerance, StepStart};
 use crate::tableau::SparkTableau;
 
 /// The relative constraint violation at which a converged iterate of the coupled step's
@@ -463,18 +463,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let w0 = sys.velocity_constraint(t0, &q0, &v0);
         let g0 = sys.constraints(t0, &q0);
         let (pos, mut vel) = inconsistency(&g0, &w0.w, &w0.gq);
-        // `k` and the rows of `K_v` as the reactions of unit multipliers: the model's
-        // `nonholonomic_jacobian` would form its two `N × N` second-derivative blocks (14 kB
-        // of stack for the 10-mass chain) for nothing.
-        let mut kv = SMatrix::<f64, K, N>::zeros();
-        let mut k0 = SVector::<f64, K>::zeros();
-        for l in 0..K {
-            let mut unit = SVector::<f64, K>::zeros();
-            unit[l] = 1.0;
-            let (k, row) = sys.nonholonomic_reaction(t0, &q0, &v0, &unit);
-            k0 = k;
-            kv.set_row(l, &row.transpose());
-        }
+        let (k0, kv) = nonholonomic_rows(sys, t0, &q0, &v0);
         for l in 0..K {
             let norm = row_norm(&kv, l);
             let scale = if norm > 0.0 { norm } else { 1.0 };
@@ -494,14 +483,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             lvq_v,
             k: k0,
         };
-        let start = StepStart {
-            t0,
-            q0,
-            p0,
-            f0,
-            gq0: w0.gq,
-        };
-        Ok((start, rates))
+        Ok((StepStart::with_momentum(state, p0, f0, w0.gq), rates))
     }
 
     /// The mixed step's equations solved on the dense exact system (`dense_newton`). Kept out

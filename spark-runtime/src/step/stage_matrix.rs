@@ -50,6 +50,16 @@ pub(crate) trait SaddleOps<const N: usize, const M: usize> {
     }
     /// `y ← (G L⁻¹ Gᵀ)⁻¹ y`.
     fn solve_schur(&self, y: &mut SVector<f64, M>);
+    /// `L⁻¹ mᵀ`, column by column (`m`: a few rows, `K_v` say).
+    fn mass_solve_rows<const K: usize>(&self, m: &SMatrix<f64, K, N>) -> SMatrix<f64, N, K> {
+        let mut w = m.transpose();
+        for l in 0..K {
+            let mut col: SVector<f64, N> = w.column(l).into_owned();
+            self.solve_mass(&mut col);
+            w.set_column(l, &col);
+        }
+        w
+    }
 }
 
 /// Dense factors: `L` and `G L⁻¹ Gᵀ` inverted, `L⁻¹ Gᵀ` kept.

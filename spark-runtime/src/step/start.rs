@@ -10,6 +10,32 @@ use crate::model::{Lagrangian, Odae, State};
 use crate::step::gradient::Gradient;
 use crate::step::Problem;
 
+/// `k(t, q, v)` and the rows of `K_v = k_v(t, q, v)`, as the reactions of unit multipliers:
+/// the model's `nonholonomic_jacobian` would form its two `N × N` second-derivative blocks
+/// (14 kB of stack for the 10-mass chain) for nothing.
+pub(crate) fn nonholonomic_rows<
+    Sys: Lagrangian<N, M, K>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    sys: &Sys,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> (SVector<f64, K>, SMatrix<f64, K, N>) {
+    let mut kv = SMatrix::<f64, K, N>::zeros();
+    let mut k0 = SVector::<f64, K>::zeros();
+    for l in 0..K {
+        let mut unit = SVector::<f64, K>::zeros();
+        unit[l] = 1.0;
+        let (k, row) = sys.nonholonomic_reaction(t, q, v, &unit);
+        k0 = k;
+        kv.set_row(l, &row.transpose());
+    }
+    (k0, kv)
+}
+
 /// Consistency of a state: constraint violations turned into a distance and a speed.
 /// Each row is scaled by the norm of its row of `G` (`gq`, dense or sparse).
 pub(crate) fn inconsistency<const N: usize, const M: usize>(
@@ -68,6 +94,16 @@ impl<const N: usize, const M: usize> StepStart<N, M> {
         gq0: SMatrix<f64, M, N>,
     ) -> Self {
         let (p0, f0) = sys.momentum_force(state.t, &state.q, &state.v);
+        Self::with_momentum(state, p0, f0, gq0)
+    }
+
+    /// The quantities at `state` from `p0`, `f0` and `gq0` evaluated there.
+    pub fn with_momentum(
+        state: &State<N>,
+        p0: SVector<f64, N>,
+        f0: SVector<f64, N>,
+        gq0: SMatrix<f64, M, N>,
+    ) -> Self {
         Self {
             t0: state.t,
             q0: state.q,
