@@ -10,17 +10,18 @@
 //! and the stack of one step, for N = 5, 10, 20 and for N = 5, 10 with a nonholonomic
 //! constraint on the last mass; then the GL2 step of the bicycle
 //! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`), and the
-//! robot's `LobattoIIIABIndex2<3>` step (paper 002's method).
+//! robot's `LobattoIIIABIndex2<3>` step (paper 002's method); then the `Emprk<2>` step of the
+//! nonholonomic chains and of the robot.
 //!
 //! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
-//! `bicycle`, `diff_drive`): 1000 steps of that model from the timed runs' start, untimed, for
+//! `bicycle`, `diff_drive`; `emprk5`, `emprk10`, `diff_drive_emprk` for `Emprk<2>`): 1000 steps of that model from the timed runs' start, untimed, for
 //! a profiler, e.g. `valgrind --tool=callgrind`, whose instruction counts do not depend on the
 //! machine's load (`docs/performance.md`); prints the iterations per step and a digest of the
 //! final state's bits (equal digests: bit-identical trajectories). `-- steps MODEL R` repeats
 //! those 1000 steps R times (for a sampling profiler such as `perf record`).
 
 use spark::{
-    GaussLobatto, Inputs, Integrator, Lagrangian, LobattoIIIABIndex2, Method, Options, State,
+    Emprk, GaussLobatto, Inputs, Integrator, Lagrangian, LobattoIIIABIndex2, Method, Options, State,
 };
 use std::hint::black_box;
 use std::time::Instant;
@@ -164,12 +165,13 @@ fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
 }
 
 /// `repeats` times 1000 steps (runs of 100 from `s0`) of `sim`, for a profiler.
-fn profile_steps<Sys, const D: usize, const M: usize, const K: usize>(
-    mut sim: Integrator<Sys, GaussLobatto<2>>,
+fn profile_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    mut sim: Integrator<Sys, Meth>,
     s0: State<D>,
     repeats: usize,
 ) where
     Sys: Lagrangian<D, M, K>,
+    Meth: Method,
 {
     let mut iterations = 0;
     let mut s = s0;
@@ -194,21 +196,27 @@ fn profile_steps<Sys, const D: usize, const M: usize, const K: usize>(
 
 /// Runs [`profile_steps`] on the model `name` (see the module's doc).
 fn profile(name: &str, repeats: usize) {
-    fn chain<Sys: Lagrangian<D, M, K> + Default, const D: usize, const M: usize, const K: usize>(
-        n: usize,
-        repeats: usize,
-    ) {
-        let sim = Integrator::<Sys, GaussLobatto<2>>::new(Sys::default(), 0.01).expect("valid h");
-        let mut s0: State<D> = start(n);
-        sim.project(&mut s0).expect("consistent start");
+    fn chain<Sys, Meth, const D: usize, const M: usize, const K: usize>(n: usize, repeats: usize)
+    where
+        Sys: Lagrangian<D, M, K> + Default,
+        Meth: Method,
+    {
+        let (sim, s0) = chain_start::<Sys, Meth, D, M, K>(n);
         profile_steps(sim, s0, repeats);
     }
+    type Gl2 = GaussLobatto<2>;
     match name {
-        "chain5" => chain::<Chain5, 15, 5, 0>(5, repeats),
-        "chain10" => chain::<Chain10, 30, 10, 0>(10, repeats),
-        "chain20" => chain::<Chain20, 60, 20, 0>(20, repeats),
-        "nonholonomic5" => chain::<NonholonomicChain5, 15, 5, 1>(5, repeats),
-        "nonholonomic10" => chain::<NonholonomicChain10, 30, 10, 1>(10, repeats),
+        "chain5" => chain::<Chain5, Gl2, 15, 5, 0>(5, repeats),
+        "chain10" => chain::<Chain10, Gl2, 30, 10, 0>(10, repeats),
+        "chain20" => chain::<Chain20, Gl2, 60, 20, 0>(20, repeats),
+        "nonholonomic5" => chain::<NonholonomicChain5, Gl2, 15, 5, 1>(5, repeats),
+        "nonholonomic10" => chain::<NonholonomicChain10, Gl2, 30, 10, 1>(10, repeats),
+        "emprk5" => chain::<NonholonomicChain5, Emprk<2>, 15, 5, 1>(5, repeats),
+        "emprk10" => chain::<NonholonomicChain10, Emprk<2>, 30, 10, 1>(10, repeats),
+        "diff_drive_emprk" => {
+            let (sim, s) = diff_drive::<Emprk<2>>();
+            profile_steps(sim, s, repeats);
+        }
         "bicycle" => {
             let (sim, s) = bicycle();
             profile_steps(sim, s, repeats);
@@ -219,6 +227,21 @@ fn profile(name: &str, repeats: usize) {
         }
         other => panic!("unknown model {other:?}: see the module's doc"),
     }
+}
+
+/// The chain of `n` masses' integrator with the method `Meth`, h = 0.01, and its start:
+/// [`start`] projected onto the constraints.
+fn chain_start<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    n: usize,
+) -> (Integrator<Sys, Meth>, State<D>)
+where
+    Sys: Lagrangian<D, M, K> + Default,
+    Meth: Method,
+{
+    let sim = Integrator::<Sys, Meth>::new(Sys::default(), 0.01).expect("valid h");
+    let mut s0: State<D> = start(n);
+    sim.project(&mut s0).expect("consistent start");
+    (sim, s0)
 }
 
 /// The bicycle's integrator and start (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s).
@@ -254,6 +277,16 @@ fn vehicles() {
     time_steps("diff drive LobattoIIIABIndex2<3>, h = 0.01", sim, s);
 }
 
+/// The `Emprk<2>` step (h = 0.01) of the nonholonomic chains and of the robot.
+fn emprk_steps() {
+    let (sim, s) = chain_start::<NonholonomicChain5, Emprk<2>, 15, 5, 1>(5);
+    time_steps("nonholonomic chain of 5, Emprk<2>, h = 0.01", sim, s);
+    let (sim, s) = chain_start::<NonholonomicChain10, Emprk<2>, 30, 10, 1>(10);
+    time_steps("nonholonomic chain of 10, Emprk<2>, h = 0.01", sim, s);
+    let (sim, s) = diff_drive::<Emprk<2>>();
+    time_steps("diff drive Emprk<2>, h = 0.01", sim, s);
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("steps") {
         let name = std::env::args().nth(2).unwrap_or_default();
@@ -278,6 +311,7 @@ fn main() {
                 jacobian(5, NonholonomicChain5::default());
                 jacobian(10, NonholonomicChain10::default());
                 vehicles();
+                emprk_steps();
             })
             .expect("thread")
             .join()

@@ -1,7 +1,8 @@
-//! The block-structured simplified Newton matrix of the coupled holonomic + nonholonomic step
-//! (`mixed`): the Kronecker approximation of `stage_matrix` extended with the end point and the
-//! nonholonomic rows of the Lagrange-d'Alembert SPARK equations (Jay, 004, (6.1a-f); `mixed`'s
-//! E1-E6).
+//! The block-structured simplified Newton matrix of the coupled holonomic + nonholonomic steps
+//! (`mixed`, `emprk`): the Kronecker approximation of `stage_matrix` extended with the end
+//! blocks and the nonholonomic rows of the Lagrange-d'Alembert SPARK equations (Jay, 004,
+//! (6.1a-f); `mixed`'s E1-E6) or of EMPRK (`emprk`'s E1-E5'). The coefficients are the
+//! method's (`coupled_scheme::Scheme`); written below for the SPARK step.
 //!
 //! Every block is evaluated once per step: the mass matrix `L` at the step start, `G = g_q`
 //! and `K_v = k_v` at the predicted midpoint; the terms `h L_vq`, `h² L_qq`, the Hessians
@@ -14,6 +15,9 @@
 //! [ B ⊗ G    0        0         ] [Δμ] = [r_μ]   B: E4 (G Δv1), E3 (Σ_k ā_ik G ΔV_k)
 //! [ C ⊗ K_v  0        0         ] [Δν]   [r_ν]   C: E5 (K_v Δv1), E6 (Σ_j b_j c_j^{i−1} K_v ΔV_j)
 //! ```
+//!
+//! EMPRK has `S` end blocks `Ṽ_1..Ṽ_S` (`Ṽ_S = v1`) with the reactions `(ǎ_i0, ǎ_ij; ā_ij)`,
+//! and `C` is `K_v` on each `Ṽ_i`; `B`, and so `E` below, are the same.
 //!
 //! Eliminating `ΔX` (`S + 1` solves with `L`) leaves the multipliers' system
 //! `[[E ⊗ S_gg, BAⁿ ⊗ S_gk], [CA ⊗ S_kg, CAⁿ ⊗ S_kk]]` with `E = BA`, `S_gg = G L⁻¹ Gᵀ` (the
@@ -28,93 +32,21 @@
 // Stage, slot and block indices follow the paper's subscripts.
 #![allow(clippy::needless_range_loop)]
 
-use core::ops::{Index, IndexMut};
-
 use nalgebra::{SMatrix, SVector};
 
 use crate::linalg::layout::{flat, flat_square, zero_square, zeros, Arr, Layout, Scalar, Square};
 use crate::linalg::lu;
 use crate::linalg::vector::row_norm;
 use crate::model::Lagrangian;
-use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
+use crate::step::coupled_layout::{MixedLayout, Offsets};
+use crate::step::coupled_scheme::{Scheme, Slots, Velocities};
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
 use crate::tableau::SparkTableau;
 
-/// `S + 1` values: slot 0 (`μ_0`, or the end point `v1` for velocity blocks) and slots
-/// `1..=S` (`μ_1..μ_S`, or `V_1..V_S`).
-#[derive(Clone, Copy)]
-pub(crate) struct Slots<T, const S: usize> {
-    /// Slot 0.
-    pub first: T,
-    /// Slots `1..=S`.
-    pub rest: [T; S],
-}
-
-impl<T: Copy, const S: usize> Slots<T, S> {
-    /// Every slot `x`.
-    pub(crate) fn splat(x: T) -> Self {
-        Self {
-            first: x,
-            rest: [x; S],
-        }
-    }
-}
-
-impl<T, const S: usize> Index<usize> for Slots<T, S> {
-    type Output = T;
-    fn index(&self, p: usize) -> &T {
-        if p == 0 {
-            &self.first
-        } else {
-            &self.rest[p - 1]
-        }
-    }
-}
-
-impl<T, const S: usize> IndexMut<usize> for Slots<T, S> {
-    fn index_mut(&mut self, p: usize) -> &mut T {
-        if p == 0 {
-            &mut self.first
-        } else {
-            &mut self.rest[p - 1]
-        }
-    }
-}
-
-/// The coefficient of the holonomic reaction of multiplier slot `p` (`μ_0`, `μ_1..`) in the
-/// momentum row of velocity block `x` (`x < S`: stage `x`, `x = S`: the end point).
-fn a_coef<const S: usize>(tab: &SparkTableau<S>, x: usize, p: usize) -> f64 {
-    match (x < S, p) {
-        (true, 0) => tab.a_til0[x],
-        (true, p) => tab.a_til[x][p - 1],
-        (false, 0) => tab.b_lob0,
-        (false, p) => tab.b_lob[p - 1],
-    }
-}
-
-/// The coefficient of `K_jᵀν_j` in the momentum row of velocity block `x`.
-fn an_coef<const S: usize>(tab: &SparkTableau<S>, x: usize, j: usize) -> f64 {
-    if x < S {
-        tab.a_nh[x][j]
-    } else {
-        tab.b_nh[j]
-    }
-}
-
-/// Whether the tableau has the structure the elimination uses: `ã_is̃ = 0` for the stages,
-/// `b̃_s̃ ≠ 0` and `Ā'Ã'` invertible (every SPARK tableau of the crate with `s̃ ≥ 1`).
-pub(crate) fn applies<const S: usize>(tab: &SparkTableau<S>) -> bool {
-    let st = tab.s_tilde;
-    st >= 1
-        && st <= S
-        && tab.kron.invertible
-        && a_coef(tab, S, st) != 0.0
-        && (0..S).all(|x| a_coef(tab, x, st) == 0.0)
-}
-
 /// Applies `E⁻¹` (`E = BA`, see the module) to the slots `0..=s̃` of `w`, in place.
-fn apply_e_inv<const R: usize, const S: usize>(
+fn apply_e_inv<const R: usize, const S: usize, const E: usize>(
     tab: &SparkTableau<S>,
+    scheme: &Scheme<S, E>,
     w: &mut Slots<SVector<f64, R>, S>,
 ) {
     let st = tab.s_tilde;
@@ -128,9 +60,9 @@ fn apply_e_inv<const R: usize, const S: usize>(
     // Row 0 (the end row of A): Σ_q b̃_q d_q = w_0.
     let mut last = w[0];
     for q in 0..st {
-        last -= d[q] * a_coef(tab, S, q);
+        last -= d[q] * scheme.mu_coef(S + E - 1, q);
     }
-    d[st] = last / a_coef(tab, S, st);
+    d[st] = last / scheme.mu_coef(S + E - 1, st);
     for q in 0..=st {
         w[q] = d[q];
     }
@@ -140,21 +72,29 @@ fn apply_e_inv<const R: usize, const S: usize>(
 type NuLayout<const K: usize, const S: usize> = Arr<Arr<Scalar, K>, S>;
 
 /// A right-hand side or a correction of the coupled step, block by block.
-pub(crate) struct Blocks<const N: usize, const M: usize, const K: usize, const S: usize> {
-    /// Velocity blocks: `first` is `v1` (E2's rows), `rest` the stages (E1's).
-    pub x: Slots<SVector<f64, N>, S>,
+pub(crate) struct Blocks<
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+    const E: usize,
+> {
+    /// Velocity blocks: the stages (E1's rows) and the end blocks (E2's; EMPRK's E2').
+    pub x: Velocities<SVector<f64, N>, S, E>,
     /// Multiplier slots: `first` is `μ_0` (E4's rows), `rest[j]` is `μ_{j+1}` (E3's rows for
     /// `j < s̃`, the pinned `μ_{j+1} = 0` after).
     pub mu: Slots<SVector<f64, M>, S>,
-    /// `ν_1..ν_S` (E5's and E6's rows).
+    /// `ν_1..ν_S` (E5's and E6's rows; EMPRK's E5').
     pub nu: [SVector<f64, K>; S],
 }
 
-impl<const N: usize, const M: usize, const K: usize, const S: usize> Blocks<N, M, K, S> {
+impl<const N: usize, const M: usize, const K: usize, const S: usize, const E: usize>
+    Blocks<N, M, K, S, E>
+{
     /// All zero.
     pub(crate) fn zeros() -> Self {
         Self {
-            x: Slots::splat(SVector::zeros()),
+            x: Velocities::splat(SVector::zeros()),
             mu: Slots::splat(SVector::zeros()),
             nu: [SVector::zeros(); S],
         }
@@ -162,15 +102,19 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Blocks<N, M
 
     /// Every block negated.
     pub(crate) fn negate(&mut self) {
+        for x in self.x.iter_mut() {
+            x.neg_mut();
+        }
         for p in 0..=S {
-            self.x[p].neg_mut();
             self.mu[p].neg_mut();
         }
         for j in 0..S {
             self.nu[j].neg_mut();
         }
     }
+}
 
+impl<const N: usize, const M: usize, const K: usize, const S: usize> Blocks<N, M, K, S, 1> {
     /// The unknowns in the flat layout of the coupled system ([`Offsets`], `K > 0`).
     pub(crate) fn to_flat(&self) -> <MixedLayout<N, M, K, S> as Layout>::Of<f64> {
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
@@ -179,11 +123,11 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize> Blocks<N, M
         let x = flat::<MixedLayout<N, M, K, S>, f64>(&mut buf);
         let mut put = |at: usize, v: &[f64]| x[at..at + v.len()].copy_from_slice(v);
         for i in 0..S {
-            put(O::<N, M, K, S>::v(i), self.x.rest[i].as_slice());
+            put(O::<N, M, K, S>::v(i), self.x.stages[i].as_slice());
             put(O::<N, M, K, S>::mu(i + 1), self.mu.rest[i].as_slice());
             put(O::<N, M, K, S>::nu(i), self.nu[i].as_slice());
         }
-        put(O::<N, M, K, S>::V1, self.x.first.as_slice());
+        put(O::<N, M, K, S>::V1, self.x.v1().as_slice());
         put(O::<N, M, K, S>::mu(0), self.mu.first.as_slice());
         buf
     }
@@ -238,15 +182,18 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
     }
 }
 
-/// Velocity block `x` of the paper's order (`x < S`: stage, `x = S`: end point) in [`Slots`]'
-/// order (end point first).
-fn vel(x: usize) -> usize {
-    x + 1
-}
-
 /// The factored approximate matrix of the coupled step (see the module).
-pub(crate) struct CoupledMatrix<const N: usize, const M: usize, const K: usize, const S: usize, F> {
+pub(crate) struct CoupledMatrix<
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const S: usize,
+    const E: usize,
+    F,
+> {
     blocks: F,
+    /// The method's coefficients.
+    scheme: Scheme<S, E>,
     kv: SMatrix<f64, K, N>,
     /// `W = L⁻¹ K_vᵀ`.
     w: SMatrix<f64, N, K>,
@@ -269,14 +216,25 @@ pub(crate) struct CoupledMatrix<const N: usize, const M: usize, const K: usize, 
     condition: f64,
 }
 
-impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOps<N, M>>
-    CoupledMatrix<N, M, K, S, F>
+impl<
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const S: usize,
+        const E: usize,
+        F: SaddleOps<N, M>,
+    > CoupledMatrix<N, M, K, S, E, F>
 {
-    /// Factors the matrix of `tab` (which must satisfy [`applies`]) with the factored `L`,
-    /// `G` blocks `blocks` and `K_v = kv`; `None` when `Σ` is singular.
-    pub(crate) fn new(tab: &SparkTableau<S>, blocks: F, kv: &SMatrix<f64, K, N>) -> Option<Self> {
+    /// Factors the matrix of `tab` and `scheme` (which must satisfy [`Scheme::applies`])
+    /// with the factored `L`, `G` blocks `blocks` and `K_v = kv`; `None` when `Σ` is
+    /// singular.
+    pub(crate) fn new(
+        tab: &SparkTableau<S>,
+        scheme: Scheme<S, E>,
+        blocks: F,
+        kv: &SMatrix<f64, K, N>,
+    ) -> Option<Self> {
         let st = tab.s_tilde;
-        let omega = |i: usize, x: usize| moment_weight(tab, i, x);
         let w = blocks.mass_solve_rows(kv);
         let mut gw = SMatrix::<f64, M, K>::zeros();
         // T = (G W)ᵀ S_gg⁻¹ (G W).
@@ -296,29 +254,19 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
         let mut f = Slots::<[f64; S], S>::splat([0.0; S]);
         for j in 0..S {
             let mut col = Slots::<SVector<f64, 1>, S>::splat(SVector::zeros());
-            col[0][0] = an_coef(tab, S, j);
-            for p in 1..=st {
-                for x in 0..S {
-                    col[p][0] += tab.a_bar[p - 1][x] * an_coef(tab, x, j);
-                }
+            for p in 0..=st {
+                col[p][0] = scheme.b_row(tab, p, |x| scheme.nu_coef(x, j));
             }
-            apply_e_inv(tab, &mut col);
+            apply_e_inv(tab, &scheme, &mut col);
             for p in 0..=st {
                 f[p][j] = col[p][0];
             }
         }
-        // CA and CAⁿ: row 0 is E5 (the end point), rows i ≥ 1 the moments E6.
-        let c_row = |i: usize, coef: &dyn Fn(usize) -> f64| -> f64 {
-            if i == 0 {
-                coef(S)
-            } else {
-                (0..S).map(|x| omega(i, x) * coef(x)).sum()
-            }
-        };
+        // CA and CAⁿ.
         let ca: [Slots<f64, S>; S] = core::array::from_fn(|i| {
             let mut row = Slots::splat(0.0);
             for q in 0..=st {
-                row[q] = c_row(i, &|x| a_coef(tab, x, q));
+                row[q] = scheme.c_row(i, |x| scheme.mu_coef(x, q));
             }
             row
         });
@@ -327,7 +275,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
         let sm = flat_square::<NuLayout<K, S>>(&mut schur);
         for i in 0..S {
             for j in 0..S {
-                let can = c_row(i, &|x| an_coef(tab, x, j));
+                let can = scheme.c_row(i, |x| scheme.nu_coef(x, j));
                 let d: f64 = (0..=st).map(|q| ca[i][q] * f[q][j]).sum();
                 let block = skk * can - t * d;
                 for a in 0..K {
@@ -354,6 +302,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
         let condition = norm * norm_inf(inv);
         Some(Self {
             blocks,
+            scheme,
             kv: *kv,
             w,
             gw,
@@ -364,6 +313,11 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
             inverse,
             condition,
         })
+    }
+
+    /// The method's coefficients.
+    pub(crate) fn scheme(&self) -> &Scheme<S, E> {
+        &self.scheme
     }
 
     /// The estimated condition number of the nonholonomic Schur complement.
@@ -406,31 +360,32 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
 
     /// Overwrites `r` with the solution of the approximate system with right-hand side `r`.
     /// Pinned multiplier slots (`μ_{j+1}`, `j ≥ s̃`) keep their right-hand side.
-    pub(crate) fn solve(&mut self, tab: &SparkTableau<S>, r: &mut Blocks<N, M, K, S>) {
+    pub(crate) fn solve(&mut self, tab: &SparkTableau<S>, r: &mut Blocks<N, M, K, S, E>) {
         let st = tab.s_tilde;
-        let b = &self.blocks;
-        let omega = |i: usize, x: usize| moment_weight(tab, i, x);
+        let (b, scheme) = (&self.blocks, &self.scheme);
         // y = L⁻¹ r_X.
-        for x in 0..=S {
-            b.solve_mass(&mut r.x[x]);
+        for x in r.x.iter_mut() {
+            b.solve_mass(x);
         }
         // ĝ = (B ⊗ G) y − r_μ, k̂ = (C ⊗ K_v) y − r_ν.
         let mut z = Slots::<SVector<f64, M>, S>::splat(SVector::zeros());
-        z[0] = b.g_mul(&r.x[0]) - r.mu[0];
+        z[0] = b.g_mul(r.x.v1()) - r.mu[0];
         for p in 1..=st {
             let mut comb = SVector::<f64, N>::zeros();
             for x in 0..S {
-                comb.axpy(tab.a_bar[p - 1][x], &r.x[vel(x)], 1.0);
+                comb.axpy(tab.a_bar[p - 1][x], &r.x[x], 1.0);
             }
             z[p] = b.g_mul(&comb) - r.mu[p];
         }
         let mut k_hat = [SVector::<f64, K>::zeros(); S];
         if K > 0 {
-            k_hat[0] = self.kv * r.x[0] - r.nu[0];
-            for i in 1..S {
+            for i in 0..S {
                 let mut comb = SVector::<f64, N>::zeros();
-                for x in 0..S {
-                    comb.axpy(omega(i, x), &r.x[vel(x)], 1.0);
+                for (x, rx) in r.x.iter().enumerate() {
+                    let c = scheme.row_coef(i, x);
+                    if c != 0.0 {
+                        comb.axpy(c, rx, 1.0);
+                    }
                 }
                 k_hat[i] = self.kv * comb - r.nu[i];
             }
@@ -440,7 +395,7 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
             for p in 0..=st {
                 b.solve_schur(&mut z[p]);
             }
-            apply_e_inv(tab, &mut z);
+            apply_e_inv(tab, scheme, &mut z);
         }
         // Σ Δν = k̂ − (CA ⊗ S_kg) z, with S_kg = Wᵀ Gᵀ = (G W)ᵀ.
         let mut nu = <NuLayout<K, S> as Layout>::fill(0.0);
@@ -481,21 +436,20 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize, F: SaddleOp
             }
         }
         // ΔX = y − L⁻¹ (A ⊗ Gᵀ) Δμ − (Aⁿ ⊗ W) Δν.
-        for x in 0..=S {
-            let slot = if x == S { 0 } else { vel(x) };
+        for (x, rx) in r.x.iter_mut().enumerate() {
             if M > 0 {
                 let mut comb = SVector::<f64, M>::zeros();
                 for p in 0..=st {
-                    comb.axpy(a_coef(tab, x, p), &r.mu[p], 1.0);
+                    comb.axpy(scheme.mu_coef(x, p), &r.mu[p], 1.0);
                 }
-                r.x[slot] -= b.mass_g_tr(&comb);
+                *rx -= b.mass_g_tr(&comb);
             }
             if K > 0 {
                 let mut u = SVector::<f64, K>::zeros();
                 for j in 0..S {
-                    u.axpy(an_coef(tab, x, j), &r.nu[j], 1.0);
+                    u.axpy(scheme.nu_coef(x, j), &r.nu[j], 1.0);
                 }
-                r.x[slot] -= self.w * u;
+                *rx -= self.w * u;
             }
         }
     }
@@ -526,47 +480,46 @@ mod tests {
     }
 
     /// The block elimination solves the approximate matrix of the module, assembled densely
-    /// from its definition, for tableaux with `s̃ = S` and `s̃ = S − 1`.
-    fn check<const S: usize>(tab: &SparkTableau<S>) {
+    /// from its definition (rows: the blocks' momenta, E4 and E3, the nonholonomic rows).
+    fn check<const S: usize, const E: usize>(tab: &SparkTableau<S>, scheme: Scheme<S, E>) {
         const N: usize = 4;
         const M: usize = 2;
         const K: usize = 1;
-        assert!(applies(tab));
+        assert!(scheme.applies(tab));
         let st = tab.s_tilde;
         let (l, g, kv) = test_blocks::<N, M, K>(2.0, 0.3);
         let blocks = DenseSaddle::new(&l, &g).unwrap();
-        let mut matrix = CoupledMatrix::<N, M, K, S, _>::new(tab, blocks, &kv).unwrap();
-        let len = (S + 1) * (N + M) + S * K;
-        let xcol = |slot: usize, a: usize| slot * N + a;
-        let mucol = |p: usize, a: usize| (S + 1) * N + p * M + a;
-        let nucol = |j: usize, a: usize| (S + 1) * (N + M) + j * K + a;
-        let slot_of = |x: usize| if x == S { 0 } else { x + 1 };
-        assert!(len <= 32);
-        let mut dense = [[0.0f64; 32]; 32];
-        for x in 0..=S {
-            let s = slot_of(x);
+        let mut matrix = CoupledMatrix::<N, M, K, S, E, _>::new(tab, scheme, blocks, &kv).unwrap();
+        let nx = S + E;
+        let len = nx * N + (S + 1) * M + S * K;
+        let xcol = |x: usize, a: usize| x * N + a;
+        let mucol = |p: usize, a: usize| nx * N + p * M + a;
+        let nucol = |j: usize, a: usize| nx * N + (S + 1) * M + j * K + a;
+        assert!(len <= 40);
+        let mut dense = [[0.0f64; 40]; 40];
+        for x in 0..nx {
             for a in 0..N {
                 for b in 0..N {
-                    dense[xcol(s, a)][xcol(s, b)] = l[(a, b)];
+                    dense[xcol(x, a)][xcol(x, b)] = l[(a, b)];
                 }
                 for p in 0..=st {
                     for c in 0..M {
-                        dense[xcol(s, a)][mucol(p, c)] = a_coef(tab, x, p) * g[(c, a)];
+                        dense[xcol(x, a)][mucol(p, c)] = scheme.mu_coef(x, p) * g[(c, a)];
                     }
                 }
                 for j in 0..S {
                     for c in 0..K {
-                        dense[xcol(s, a)][nucol(j, c)] = an_coef(tab, x, j) * kv[(c, a)];
+                        dense[xcol(x, a)][nucol(j, c)] = scheme.nu_coef(x, j) * kv[(c, a)];
                     }
                 }
             }
         }
         for c in 0..M {
             for a in 0..N {
-                dense[mucol(0, c)][xcol(0, a)] = g[(c, a)];
+                dense[mucol(0, c)][xcol(nx - 1, a)] = g[(c, a)];
                 for p in 1..=st {
                     for x in 0..S {
-                        dense[mucol(p, c)][xcol(x + 1, a)] = tab.a_bar[p - 1][x] * g[(c, a)];
+                        dense[mucol(p, c)][xcol(x, a)] = tab.a_bar[p - 1][x] * g[(c, a)];
                     }
                 }
             }
@@ -576,20 +529,21 @@ mod tests {
         }
         for c in 0..K {
             for a in 0..N {
-                dense[nucol(0, c)][xcol(0, a)] = kv[(c, a)];
-                for i in 1..S {
-                    for x in 0..S {
-                        dense[nucol(i, c)][xcol(x + 1, a)] = moment_weight(tab, i, x) * kv[(c, a)];
+                for i in 0..S {
+                    for x in 0..nx {
+                        dense[nucol(i, c)][xcol(x, a)] = scheme.row_coef(i, x) * kv[(c, a)];
                     }
                 }
             }
         }
-        let rhs: [f64; 32] = core::array::from_fn(|k| (k as f64 * 0.37).sin());
-        let mut r = Blocks::<N, M, K, S>::zeros();
-        for p in 0..=S {
+        let rhs: [f64; 40] = core::array::from_fn(|k| (k as f64 * 0.37).sin());
+        let mut r = Blocks::<N, M, K, S, E>::zeros();
+        for x in 0..nx {
             for a in 0..N {
-                r.x[p][a] = rhs[xcol(p, a)];
+                r.x[x][a] = rhs[xcol(x, a)];
             }
+        }
+        for p in 0..=S {
             for c in 0..M {
                 r.mu[p][c] = rhs[mucol(p, c)];
             }
@@ -600,11 +554,13 @@ mod tests {
             }
         }
         matrix.solve(tab, &mut r);
-        let mut sol = [0.0; 32];
-        for p in 0..=S {
+        let mut sol = [0.0; 40];
+        for x in 0..nx {
             for a in 0..N {
-                sol[xcol(p, a)] = r.x[p][a];
+                sol[xcol(x, a)] = r.x[x][a];
             }
+        }
+        for p in 0..=S {
             for c in 0..M {
                 sol[mucol(p, c)] = r.mu[p][c];
             }
@@ -618,22 +574,37 @@ mod tests {
             let s: f64 = (0..len).map(|c| dense[row][c] * sol[c]).sum();
             assert!(
                 (s - rhs[row]).abs() < 1e-11,
-                "S = {S}, s̃ = {st}, row {row}: {s} vs {}",
+                "S = {S}, E = {E}, s̃ = {st}, row {row}: {s} vs {}",
                 rhs[row]
             );
         }
     }
 
+    /// The SPARK tableaux with `s̃ = S` and `s̃ = S − 1`.
     #[test]
     fn matches_the_dense_approximate_system() {
-        check(&GaussLobatto::<1>::TABLEAU);
-        check(&GaussLobatto::<2>::TABLEAU);
-        check(&GaussLobatto::<3>::TABLEAU);
-        check(&LobattoIIIAB::<2>::TABLEAU);
-        check(&LobattoIIIAB::<3>::TABLEAU);
-        check(&LobattoIIIABD::<3>::TABLEAU);
-        check(&crate::SymplecticEulerI::TABLEAU);
-        check(&crate::SymplecticEulerII::TABLEAU);
+        fn spark<const S: usize>(tab: &SparkTableau<S>) {
+            check(tab, Scheme::spark(tab));
+        }
+        spark(&GaussLobatto::<1>::TABLEAU);
+        spark(&GaussLobatto::<2>::TABLEAU);
+        spark(&GaussLobatto::<3>::TABLEAU);
+        spark(&LobattoIIIAB::<2>::TABLEAU);
+        spark(&LobattoIIIAB::<3>::TABLEAU);
+        spark(&LobattoIIIABD::<3>::TABLEAU);
+        spark(&crate::SymplecticEulerI::TABLEAU);
+        spark(&crate::SymplecticEulerII::TABLEAU);
+    }
+
+    /// EMPRK's scheme: `S` Lobatto velocity stages, `k` at each.
+    #[test]
+    fn matches_the_dense_approximate_emprk_system() {
+        fn emprk<const S: usize>(et: &crate::tableau::EmprkTableau<S>) {
+            check(&et.spark, Scheme::emprk(et));
+        }
+        emprk(&crate::Emprk::<1>::TABLEAU);
+        emprk(&crate::Emprk::<2>::TABLEAU);
+        emprk(&crate::Emprk::<3>::TABLEAU);
     }
 
     /// The predictor's acceleration and multipliers solve the continuous saddle system with
@@ -646,7 +617,8 @@ mod tests {
         let (l, g, kv) = test_blocks::<N, M, K>(3.0, 0.4);
         let blocks = DenseSaddle::new(&l, &g).unwrap();
         let tab = &GaussLobatto::<2>::TABLEAU;
-        let matrix = CoupledMatrix::<N, M, K, 2, _>::new(tab, blocks, &kv).unwrap();
+        let matrix =
+            CoupledMatrix::<N, M, K, 2, 1, _>::new(tab, Scheme::spark(tab), blocks, &kv).unwrap();
         let force = SVector::<f64, N>::from_fn(|i, _| 1.0 - 0.3 * i as f64);
         let (c_g, c_k) = (SVector::from([0.7, -1.1]), SVector::from([0.2, 0.5]));
         let (a, lambda, psi) = matrix.predict(&force, &c_g, &c_k).unwrap();

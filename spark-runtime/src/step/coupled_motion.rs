@@ -69,21 +69,23 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     /// velocities of the predicted acceleration, the multipliers `h λ`, `h ψ` at the nodes.
     /// `it` is left as it was when the start's prediction is not finite.
     #[inline(never)]
-    pub(crate) fn predict<const S: usize, F: SaddleOps<N, M>>(
+    pub(crate) fn predict<const S: usize, const E: usize, F: SaddleOps<N, M>>(
         &self,
         tab: &SparkTableau<S>,
         start: &StepStart<N, M>,
         rates: &CoupledStart<N, M, K>,
-        matrix: &CoupledMatrix<N, M, K, S, F>,
-        it: &mut Blocks<N, M, K, S>,
+        matrix: &CoupledMatrix<N, M, K, S, E, F>,
+        it: &mut Blocks<N, M, K, S, E>,
     ) {
         let Some(motion) = self.coupled_motion(start, rates, matrix) else {
             return;
         };
         let (h, v0) = (self.h, self.state.v);
-        it.x.first = v0 + motion.velocity_change(h, 1.0);
+        for e in 0..E {
+            it.x.ends[e] = v0 + motion.velocity_change(h, matrix.scheme().end_nodes[e]);
+        }
         for i in 0..S {
-            it.x.rest[i] = v0 + motion.velocity_change(h, tab.c[i]);
+            it.x.stages[i] = v0 + motion.velocity_change(h, tab.c[i]);
             it.nu[i] = motion.impulses(h, tab.c[i]).1;
         }
         // Slot 0 is the start; slot p ≥ 1 the Lobatto node p.
@@ -101,11 +103,11 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     /// constraint (affine in `v`). A model whose mass matrix varies and whose momentum is not
     /// affine in `v` keeps the constant acceleration, as does a non-finite midpoint. `None`
     /// when the start's prediction is not finite.
-    fn coupled_motion<const S: usize, F: SaddleOps<N, M>>(
+    fn coupled_motion<const S: usize, const E: usize, F: SaddleOps<N, M>>(
         &self,
         start: &StepStart<N, M>,
         rates: &CoupledStart<N, M, K>,
-        matrix: &CoupledMatrix<N, M, K, S, F>,
+        matrix: &CoupledMatrix<N, M, K, S, E, F>,
     ) -> Option<CoupledMotion<N, M, K>> {
         let (sys, h, state) = (self.sys, self.h, self.state);
         let (t0, q0, v0) = (state.t, &state.q, &state.v);
@@ -283,7 +285,9 @@ mod tests {
             (t0 + 0.5 * h, &qm),
         )
         .unwrap();
-        let matrix = CoupledMatrix::<4, 1, 1, 2, _>::new(&tab, blocks, &rates.kv).unwrap();
+        let scheme = crate::step::coupled_scheme::Scheme::spark(&tab);
+        let matrix =
+            CoupledMatrix::<4, 1, 1, 2, 1, _>::new(&tab, scheme, blocks, &rates.kv).unwrap();
         let motion = problem.coupled_motion(&start, &rates, &matrix).unwrap();
         let (mut linear, mut constant) = (0.0f64, 0.0f64);
         for &c in &tab.c {

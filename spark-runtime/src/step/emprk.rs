@@ -30,9 +30,12 @@
 //! Lagrangian rewrite (7.21) places `−KᵀΨ` at the Lobatto stages instead; that variant is only
 //! first order (implementation guide, pitfall 9) and is not what this module implements.
 //!
-//! The equations are solved together by Newton's method with the exact Jacobian, scaled as in
-//! [`crate::mixed_step`] (multipliers times `h`, position constraints divided by `h`), so every
-//! block of the Newton matrix is O(1) as `h → 0`.
+//! The equations are scaled as in [`crate::mixed_step`] (multipliers times `h`, position
+//! constraints divided by `h`), so every block of the Newton matrix is O(1) as `h → 0`, and
+//! solved first by simplified Newton with the coupled steps' structured matrix (the model's
+//! factors of the mass matrix and of `G L⁻¹ Gᵀ`, and an `S K`-square nonholonomic Schur
+//! complement; `emprk_structured`), then, where that does not apply or converges slowly, by
+//! Newton's method with the exact Jacobian of the whole system.
 //!
 //! Facts (tested in `tests/suite/emprk.rs`): for `s = 1` the equations coincide with those of the
 //! SPARK step (`Ǎ = [[0,0],[½,½]]`, so E2' is SPARK's end-point equation and E5' is `k(t1) = 0`);
@@ -62,12 +65,13 @@ use crate::step::jacobian::{
     solve_sensitivities, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
 };
 use crate::step::problem::Problem;
+use crate::step::stage_matrix::{DenseSaddle, SparseSaddle};
 use crate::step::start::StepStart;
 use crate::tableau::EmprkTableau;
 
 /// Unknowns of the EMPRK solve, in this order: `V_1..V_S`, `Ṽ_1..Ṽ_S` (`Ṽ_S = v1`), `μ_0`,
 /// `μ_1..μ_S`, `ν_1..ν_S`. Residual rows use the same blocks: E1, E2', E4, E3, E5'.
-type EmprkLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
+pub(crate) type EmprkLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
     Cat<Arr<Arr<Scalar, N>, S>, Arr<Arr<Scalar, N>, S>>,
     Cat<Cat<Arr<Scalar, M>, Arr<Arr<Scalar, M>, S>>, Arr<Arr<Scalar, K>, S>>,
 >;
@@ -79,30 +83,33 @@ pub fn system_len<const N: usize, const M: usize, const K: usize, const S: usize
 }
 
 /// Offsets of the unknown blocks in the flat vector.
-struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
+pub(crate) struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
 
 impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, M, K, S> {
     /// `V_i`, `i = 0..S-1` (0-based Gauss index).
-    const fn v(i: usize) -> usize {
+    pub(crate) const fn v(i: usize) -> usize {
         i * N
     }
     /// `Ṽ_{i+1}`, `i = 0..S-1` (0-based slot of the Lobatto node `i + 1`).
-    const fn vt(i: usize) -> usize {
+    pub(crate) const fn vt(i: usize) -> usize {
         (S + i) * N
     }
     /// `μ_j`, `j = 0..S` (Lobatto index).
-    const fn mu(j: usize) -> usize {
+    pub(crate) const fn mu(j: usize) -> usize {
         2 * S * N + j * M
     }
     /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
-    const fn nu(j: usize) -> usize {
+    pub(crate) const fn nu(j: usize) -> usize {
         2 * S * N + (S + 1) * M + j * K
     }
 }
 
 /// The weights of the momentum row of Gauss stage `i`: the SPARK stage's, with the nonholonomic
 /// reactions of the Gauss stages weighted like the forces.
-fn gauss_weights<const S: usize>(et: &EmprkTableau<S>, i: usize) -> MomentumWeights<'_, S> {
+pub(crate) fn gauss_weights<const S: usize>(
+    et: &EmprkTableau<S>,
+    i: usize,
+) -> MomentumWeights<'_, S> {
     let tab = &et.spark;
     MomentumWeights {
         force: &tab.a_hat[i],
@@ -114,7 +121,10 @@ fn gauss_weights<const S: usize>(et: &EmprkTableau<S>, i: usize) -> MomentumWeig
 
 /// The weights of the momentum row of Lobatto stage `i + 1`: the Gauss stages' forces and
 /// nonholonomic reactions by `Ā`, the holonomic reactions by the Lobatto IIIA matrix `Ǎ`.
-fn lobatto_weights<const S: usize>(et: &EmprkTableau<S>, i: usize) -> MomentumWeights<'_, S> {
+pub(crate) fn lobatto_weights<const S: usize>(
+    et: &EmprkTableau<S>,
+    i: usize,
+) -> MomentumWeights<'_, S> {
     let tab = &et.spark;
     MomentumWeights {
         force: &tab.a_bar[i],
@@ -149,8 +159,8 @@ pub(crate) struct EmprkPoint<const N: usize, const M: usize, const K: usize, con
     pub w1: crate::model::blocks::VelocityConstraintJacobian<N, M>,
 }
 
-impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
-    Problem<'_, Sys, N, M, K>
+impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
+    Problem<'a, Sys, N, M, K>
 {
     /// Unpacks the flat unknowns `x` and evaluates the model at the Gauss stages and the
     /// Lobatto nodes.
@@ -218,7 +228,7 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     /// Evaluates the residual `r = F(x)` of E1, E2', E3, E4, E5' at the flat unknown vector `x`
     /// and, if asked, the exact Jacobian `∂F/∂x` (row-major) into `jac`. Returns the Lobatto
     /// stage coordinates `Q̃_1..Q̃_S`.
-    fn assemble_emprk<const S: usize>(
+    pub(crate) fn assemble_emprk<const S: usize>(
         &self,
         et: &EmprkTableau<S>,
         start: &StepStart<N, M>,
@@ -357,8 +367,9 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
     /// `options.consistency_tolerance` (otherwise [`Error::InconsistentState`], with the
     /// nonholonomic violation counted as a velocity). The new state satisfies `g(t1, q1) = 0`,
     /// `g_t + G v1 = 0` and `k(t1, q1, v1) = 0` to Newton's tolerance. Simplified Newton with the
-    /// exact Jacobian at the starting iterate, full Newton if that converges slowly
-    /// (`Options::simplified_newton`); the iteration count is reported in
+    /// structured matrix (see the module), then, if it is slow, with the exact Jacobian of the
+    /// first iterate, then full Newton (`Options::simplified_newton`,
+    /// `Options::full_newton_fallback`); the iteration count is reported in
     /// `StepStats::stage_iterations`. Errors: [`Error::NonFiniteState`],
     /// [`Error::InconsistentState`], [`Error::SingularJacobian`], [`Error::Diverged`],
     /// [`Error::NoConvergence`] (all with `Phase::Stages`).
@@ -404,16 +415,41 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
         ),
         Error,
     > {
-        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
-        if !state.is_finite() {
+        if !self.state.is_finite() {
             return Err(Error::NonFiniteState);
         }
+        // Consistency of g, the hidden constraint and k at the step start, and what the
+        // structured matrix and the predictor take from it.
+        let (start, rates) = self.coupled_start()?;
+        let structured = if Sys::SPARSE_SADDLE {
+            self.structured_emprk::<S, SparseSaddle<'a, Sys, N, M, K>>(tab, &start, &rates)
+        } else {
+            self.structured_emprk::<S, DenseSaddle<N, M>>(tab, &start, &rates)
+        };
+        let spent = match structured {
+            Some(Ok((xbuf, iterations))) => return Ok((start, xbuf, iterations)),
+            // The dense exact matrix takes over, as in the SPARK step's `solve_mixed`.
+            Some(Err(
+                Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. },
+            )) if self.options.full_newton_fallback => iterations,
+            Some(Err(e)) => return Err(e),
+            None => 0,
+        };
+        let (xbuf, iterations) = self.dense_emprk(tab, &start)?;
+        Ok((start, xbuf, iterations + spent))
+    }
+
+    /// The EMPRK equations solved on the dense exact system (`dense_newton`). Kept out of
+    /// line: its dense matrix occupies the stack only when this solve runs.
+    #[allow(clippy::type_complexity)]
+    #[inline(never)]
+    fn dense_emprk<const S: usize>(
+        &self,
+        tab: &EmprkTableau<S>,
+        start: &StepStart<N, M>,
+    ) -> Result<(<EmprkLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error> {
+        let (h, options, state) = (self.h, self.options, self.state);
         let (q0, v0) = (state.q, state.v);
-
-        // Consistency of g, the hidden constraint and k at the step start.
-        let gq0 = self.check_consistent()?;
-        let start = StepStart::new(sys, state, gq0);
-
         type L<const N: usize, const M: usize, const K: usize, const S: usize> =
             EmprkLayout<N, M, K, S>;
         let problem = DenseProblem::at_step(
@@ -432,10 +468,10 @@ impl<Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usize>
                 }
             },
             |x, r, jac| {
-                self.assemble_emprk(tab, &start, x, r, jac);
+                self.assemble_emprk(tab, start, x, r, jac);
             },
         )?;
-        Ok((start, xbuf, iterations))
+        Ok((xbuf, iterations))
     }
 
     /// The new state and the Lobatto stages from the converged unknowns `x`.

@@ -38,12 +38,10 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::{Error, Phase};
+use crate::error::Error;
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
 use crate::linalg::layout::{flat, Layout};
-use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit};
-use crate::linalg::newton::{Monitor, Verdict, ILL_CONDITIONED};
-use crate::linalg::vector::{max_abs, row_norm};
+use crate::linalg::vector::row_norm;
 use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJacobian};
 use crate::model::{Lagrangian, State};
 use crate::options::{Options, StepStats};
@@ -52,16 +50,13 @@ use crate::step::assembly::{
 };
 pub use crate::step::coupled_layout::system_len;
 use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
-use crate::step::coupled_matrix::{self, Blocks, CoupledBlocks, CoupledMatrix, Slots};
+use crate::step::coupled_matrix::{Blocks, CoupledBlocks};
 use crate::step::coupled_motion::CoupledStart;
+use crate::step::coupled_scheme::Scheme;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
 use crate::step::start::{inconsistency, nonholonomic_rows, within_tolerance, StepStart};
 use crate::tableau::SparkTableau;
-
-/// The relative constraint violation at which a converged iterate of the coupled step's
-/// structured iteration ends without a polishing iteration: round-off, 64 ε.
-const POLISHED: f64 = 64.0 * f64::EPSILON;
 
 /// The unknowns of the mixed step at one iterate and the model's evaluations there.
 pub(crate) struct MixedPoint<const N: usize, const M: usize, const K: usize, const S: usize> {
@@ -530,137 +525,12 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         start: &StepStart<N, M>,
         rates: &CoupledStart<N, M, K>,
     ) -> Option<Result<(<MixedLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error>> {
-        let (sys, h, options, state) = (self.sys, self.h, self.options, self.state);
-        if !options.simplified_newton || !coupled_matrix::applies(tab) {
-            return None;
-        }
-        let (t0, q0, v0) = (state.t, state.q, state.v);
-        let (tm, qm) = (t0 + 0.5 * h, q0 + v0 * (0.5 * h));
-        let blocks = F::factor(sys, (t0, &q0, &v0), (tm, &qm))?;
-        // Used in place: moved out of the `Option`, the matrix was copied (3.4 kB for the
-        // 10-mass chain) and both copies stayed on the stack.
-        let mut factored = CoupledMatrix::<N, M, K, S, F>::new(tab, blocks, &rates.kv);
-        let matrix = factored.as_mut()?;
-        // The bound of the holonomic step's end point: a Schur complement whose rounding alone
-        // moves the solution by far more than the tolerance is left to the dense solve (and
-        // its bound on the attainable accuracy).
-        let condition = matrix.condition().max(matrix.blocks().schur_condition());
-        if attainable(condition) > ILL_CONDITIONED * options.tolerance {
-            return None;
-        }
-        Some(self.iterate_structured(tab, start, rates, matrix))
-    }
-
-    /// Simplified Newton on E1-E6 with the factored structured `matrix`, from the predicted
-    /// stages ([`Problem::predict`]), to `SIMPLIFIED_MARGIN` times the tolerance (the
-    /// convergence test of [`dense_newton::solve`]).
-    #[allow(clippy::type_complexity)]
-    fn iterate_structured<const S: usize, F: SaddleOps<N, M>>(
-        &self,
-        tab: &SparkTableau<S>,
-        start: &StepStart<N, M>,
-        rates: &CoupledStart<N, M, K>,
-        matrix: &mut CoupledMatrix<N, M, K, S, F>,
-    ) -> Result<(<MixedLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error> {
-        let (h, options, state) = (self.h, self.options, self.state);
-        let (q0, v0) = (state.q, state.v);
-        let mut it = Blocks::<N, M, K, S>::zeros();
-        it.x = Slots::splat(v0);
-        self.predict(tab, start, rates, matrix, &mut it);
-        let vscale0 = max_abs(&v0);
-        // The rounding level of the velocity updates, as the holonomic step has it (its
-        // `position_noise`): 64 ε (|V| + (1 + |q0|)/h), the `1 +` for models whose lengths
-        // are not those of `q0` (a linkage at rest at q0 = 0).
-        let position_scale = (1.0 + max_abs(&q0)) / h.abs();
-        let mut monitor = Monitor::new(Phase::Stages, options.max_iterations);
-        let mut r = Blocks::<N, M, K, S>::zeros();
-        // The approximate matrix converges linearly: an iterate whose updates pass the test
-        // can still end the step with its constraints well above round-off (the ball on the
-        // rotating table: |k| = 1.06e-12, the skate with symplectic Euler 3.7e-11). Such an
-        // iterate gets one more iteration, which brings them to round-off; an iterate whose
-        // constraints are at round-off (`POLISHED`) ends there (a polishing iteration at
-        // every step cost 15 % of the nonholonomic chain's step). After it, the constraints
-        // must meet the consistency tolerance, as the next step's start checks them.
-        let consistent = options.consistency_tolerance;
-        let polished = POLISHED.min(consistent);
-        let mut polish = false;
-        loop {
-            self.coupled_residual(tab, start, &it, &mut r);
-            r.negate();
-            matrix.solve(tab, &mut r);
-            let mut delta = 0.0f64;
-            let mut vscale = vscale0;
-            for x in 0..=S {
-                it.x[x] += r.x[x];
-                delta = delta.max(max_abs(&r.x[x]));
-                vscale = vscale.max(max_abs(&it.x[x]));
-            }
-            for p in 0..=S {
-                it.mu[p] += r.mu[p];
-            }
-            for j in 0..S {
-                it.nu[j] += r.nu[j];
-            }
-            if vscale == 0.0 || polish {
-                // The polishing iteration counts as one in the step's statistics.
-                let iterations = monitor.iterations() + u32::from(polish);
-                return if self.meets_constraints(tab, &it, matrix, consistent) {
-                    Ok((it.to_flat(), iterations))
-                } else {
-                    Err(slow(Phase::Stages, iterations, monitor.last()))
-                };
-            }
-            let unit = tolerance_unit(options.tolerance, true, vscale);
-            let noise = rounding_floor(vscale, position_scale);
-            if monitor.judge(delta / unit, noise / unit)? == Verdict::Converged {
-                if self.meets_constraints(tab, &it, matrix, polished) {
-                    return Ok((it.to_flat(), monitor.iterations()));
-                }
-                polish = true;
-                continue;
-            }
-            if monitor.is_slow() {
-                return Err(slow(Phase::Stages, monitor.iterations(), monitor.last()));
-            }
-        }
-    }
-
-    /// Whether the end state of the converged iterate `it` meets the constraints to the
-    /// relative tolerance `tol`, measured as the next step's start measures them
-    /// (`check_consistent`, with `Options::consistency_tolerance`). Simplified Newton judges the
-    /// velocity updates only, and near a configuration where the constraints lose rank an
-    /// ill-conditioned matrix can make them small while the constraints are not met: such a
-    /// step goes to the dense solve and its bound on the attainable accuracy.
-    fn meets_constraints<const S: usize, F: SaddleOps<N, M>>(
-        &self,
-        tab: &SparkTableau<S>,
-        it: &Blocks<N, M, K, S>,
-        matrix: &CoupledMatrix<N, M, K, S, F>,
-        tol: f64,
-    ) -> bool {
-        let (sys, h, state) = (self.sys, self.h, self.state);
-        let (t1, v1) = (state.t + h, &it.x.first);
-        let mut q1 = state.q;
-        for j in 0..S {
-            q1.axpy(h * tab.b[j], &it.x.rest[j], 1.0);
-        }
-        let (g, w) = (
-            sys.constraints(t1, &q1),
-            sys.hidden_constraint(t1, &q1, v1).0,
-        );
-        let norms = sys.constraint_row_norms(t1, &q1);
-        let (mut pos, mut vel) = (0.0f64, 0.0f64);
-        for l in 0..M {
-            let scale = if norms[l] > 0.0 { norms[l] } else { 1.0 };
-            pos = pos.max(g[l].abs() / scale);
-            vel = vel.max(w[l].abs() / scale);
-        }
-        let k = sys.nonholonomic_constraints(t1, &q1, v1);
-        for l in 0..K {
-            let norm = matrix.kv_row_norm(l);
-            vel = vel.max(k[l].abs() / if norm > 0.0 { norm } else { 1.0 });
-        }
-        pos <= tol * (1.0 + max_abs(&q1)) && vel <= tol * (1.0 + max_abs(v1))
+        let residual = |it: &Blocks<N, M, K, S, 1>, r: &mut Blocks<N, M, K, S, 1>| {
+            self.coupled_residual(tab, start, it, r)
+        };
+        let solved =
+            self.structured_coupled::<S, 1, F>(tab, Scheme::spark(tab), start, rates, residual)?;
+        Some(solved.map(|(it, iterations)| (it.to_flat(), iterations)))
     }
 
     /// The residuals of E1-E6 at the iterate `it`, block by block (rows as [`Blocks`] says),
@@ -670,14 +540,14 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         &self,
         tab: &SparkTableau<S>,
         start: &StepStart<N, M>,
-        it: &Blocks<N, M, K, S>,
-        r: &mut Blocks<N, M, K, S>,
+        it: &Blocks<N, M, K, S, 1>,
+        r: &mut Blocks<N, M, K, S, 1>,
     ) {
         let (sys, h) = (self.sys, self.h);
         let (t0, q0) = (start.t0, start.q0);
         let st = tab.s_tilde;
-        let vs = &it.x.rest;
-        let v1 = &it.x.first;
+        let vs = &it.x.stages;
+        let v1 = it.x.v1();
         let combine = |coef: &[f64; S]| {
             let mut q = q0;
             for j in 0..S {
@@ -696,13 +566,13 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             let ti = t0 + tab.c[i] * h;
             let qi = combine(&tab.a[i]);
             let (p, f) = sys.momentum_force(ti, &qi, &vs[i]);
-            r.x.rest[i] = p - start.p0;
+            r.x.stages[i] = p - start.p0;
             forces[i] = f;
             if K > 0 {
                 (ks[i], nh_reactions[i]) = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]);
             }
         }
-        r.x.first = sys.momentum(t1, &q1, v1) - start.p0;
+        r.x.ends[0] = sys.momentum(t1, &q1, v1) - start.p0;
         // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
         let mut reactions = [zero_n; S];
         for j in 0..S {
@@ -727,9 +597,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             }
         };
         for i in 0..S {
-            momentum_row(&mut r.x.rest[i], &MomentumWeights::spark_stage(tab, i));
+            momentum_row(&mut r.x.stages[i], &MomentumWeights::spark_stage(tab, i));
         }
-        momentum_row(&mut r.x.first, &MomentumWeights::spark_end(tab));
+        momentum_row(&mut r.x.ends[0], &MomentumWeights::spark_end(tab));
         // E4, E5, E6.
         r.mu.first = sys.hidden_constraint(t1, &q1, v1).0;
         if K > 0 {

@@ -16,10 +16,13 @@
 //! `assembly`.
 
 pub(crate) mod assembly;
+mod coupled_iteration;
 pub(crate) mod coupled_layout;
 mod coupled_matrix;
 mod coupled_motion;
+mod coupled_scheme;
 pub mod emprk;
+mod emprk_structured;
 pub(crate) mod factoring;
 pub(crate) mod gradient;
 pub mod holonomic;
