@@ -94,17 +94,22 @@ chain!(NonholonomicChain10, 10, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] *
 /// Runs of 100 calls each timing takes the best of.
 const RUNS: u32 = 25;
 
-/// Times `step` and `step_with_jacobian` on the chain from the same state (µs per call).
-fn jacobian<Sys, const D: usize, const M: usize, const K: usize>(n: usize, sys: Sys)
-where
+/// Times `step` and `step_with_jacobian` of the method `Meth` (labelled `label` after the
+/// model's kind) on the chain from the same state (µs per call).
+fn jacobian<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    n: usize,
+    sys: Sys,
+    (_, label): (Meth, &str),
+) where
     Sys: Lagrangian<D, M, K> + Inputs<D, 0>,
+    Meth: Method,
 {
     // The Jacobian's frames grow with D² (about 3.4 MB at N = 20): this thread has 16 MiB.
     let options = Options {
         jacobian_stack_limit: 12 << 20,
         ..Options::default()
     };
-    let mut sim = Integrator::<Sys, GaussLobatto<2>>::new(sys, 0.01)
+    let mut sim = Integrator::<Sys, Meth>::new(sys, 0.01)
         .expect("valid h")
         .with_options(options);
     let mut s0: State<D> = start(n);
@@ -126,7 +131,11 @@ where
         }
         with = with.min((cpu_seconds() - t0) * 1e4);
     }
-    let kind = if K > 0 { ", nonholonomic" } else { "" };
+    let kind = if K > 0 {
+        format!(", nonholonomic{label}")
+    } else {
+        String::new()
+    };
     let mut s = s0;
     let mut one_step = || sim.step(black_box(&mut s)).expect("step");
     let stack = stack::measure(&mut one_step);
@@ -305,11 +314,15 @@ fn main() {
         std::thread::Builder::new()
             .stack_size(4 * stack::DEPTH)
             .spawn(|| {
-                jacobian(5, Chain5::default());
-                jacobian(10, Chain10::default());
-                jacobian(20, Chain20::default());
-                jacobian(5, NonholonomicChain5::default());
-                jacobian(10, NonholonomicChain10::default());
+                let gl2 = (GaussLobatto::<2>, "");
+                let emprk = (Emprk::<2>, ", Emprk<2>");
+                jacobian(5, Chain5::default(), gl2);
+                jacobian(10, Chain10::default(), gl2);
+                jacobian(20, Chain20::default(), gl2);
+                jacobian(5, NonholonomicChain5::default(), gl2);
+                jacobian(10, NonholonomicChain10::default(), gl2);
+                jacobian(5, NonholonomicChain5::default(), emprk);
+                jacobian(10, NonholonomicChain10::default(), emprk);
                 vehicles();
                 emprk_steps();
             })

@@ -663,6 +663,9 @@ fn jacobian_matches_central_differences_mixed_banded() {
     check::<GaussLobatto<1>>("nonholonomic chain S=1");
     check::<GaussLobatto<2>>("nonholonomic chain S=2");
     check::<LobattoIIIAB<3>>("nonholonomic chain IIIA-B S=3");
+    // EMPRK's system (49 and 90 unknowns) is reordered the same way (`reorder_emprk`).
+    check::<Emprk<1>>("nonholonomic chain EMPRK S=1");
+    check::<Emprk<2>>("nonholonomic chain EMPRK S=2");
 }
 
 #[test]

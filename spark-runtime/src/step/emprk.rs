@@ -50,7 +50,7 @@ use nalgebra::SVector;
 
 use crate::error::Error;
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
-use crate::linalg::layout::{flat, Arr, Cat, Layout, Scalar};
+use crate::linalg::layout::{flat, Arr, Layout};
 use crate::linalg::layout::{flat_square, zero_square};
 use crate::linalg::lu;
 use crate::model::blocks::InputJacobian;
@@ -61,47 +61,22 @@ use crate::options::StepStats;
 use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks,
 };
+pub(crate) use crate::step::emprk_layout::EmprkLayout;
+use crate::step::emprk_layout::Offsets;
 use crate::step::jacobian::{
     solve_sensitivities, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
+    CONSTANT_BLOCKS_BELOW,
 };
+use crate::step::ordering::{reorder_emprk, Couplings, ORDER_FROM};
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SparseSaddle};
 use crate::step::start::StepStart;
 use crate::tableau::EmprkTableau;
 
-/// Unknowns of the EMPRK solve, in this order: `V_1..V_S`, `Ṽ_1..Ṽ_S` (`Ṽ_S = v1`), `μ_0`,
-/// `μ_1..μ_S`, `ν_1..ν_S`. Residual rows use the same blocks: E1, E2', E4, E3, E5'.
-pub(crate) type EmprkLayout<const N: usize, const M: usize, const K: usize, const S: usize> = Cat<
-    Cat<Arr<Arr<Scalar, N>, S>, Arr<Arr<Scalar, N>, S>>,
-    Cat<Cat<Arr<Scalar, M>, Arr<Arr<Scalar, M>, S>>, Arr<Arr<Scalar, K>, S>>,
->;
-
 /// Number of unknowns (and equations) of the EMPRK step: `2S·N + (S+1)·M + S·K`.
 #[doc(hidden)]
 pub fn system_len<const N: usize, const M: usize, const K: usize, const S: usize>() -> usize {
     <EmprkLayout<N, M, K, S> as Layout>::LEN
-}
-
-/// Offsets of the unknown blocks in the flat vector.
-pub(crate) struct Offsets<const N: usize, const M: usize, const K: usize, const S: usize>;
-
-impl<const N: usize, const M: usize, const K: usize, const S: usize> Offsets<N, M, K, S> {
-    /// `V_i`, `i = 0..S-1` (0-based Gauss index).
-    pub(crate) const fn v(i: usize) -> usize {
-        i * N
-    }
-    /// `Ṽ_{i+1}`, `i = 0..S-1` (0-based slot of the Lobatto node `i + 1`).
-    pub(crate) const fn vt(i: usize) -> usize {
-        (S + i) * N
-    }
-    /// `μ_j`, `j = 0..S` (Lobatto index).
-    pub(crate) const fn mu(j: usize) -> usize {
-        2 * S * N + j * M
-    }
-    /// `ν_j`, `j = 0..S-1` (0-based Gauss index).
-    pub(crate) const fn nu(j: usize) -> usize {
-        2 * S * N + (S + 1) * M + j * K
-    }
 }
 
 /// The weights of the momentum row of Gauss stage `i`: the SPARK stage's, with the nonholonomic
@@ -544,11 +519,41 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         );
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
-        lu::factor_inline(jm, perm, len).map_err(|_| Error::SingularJacobian {
+        let pt: EmprkPoint<N, M, K, S> = self.emprk_point(et, &start, x);
+        // Large systems reordered to a band coordinate by coordinate and factored within
+        // their rows' nonzero spans, as the SPARK step's Jacobian (`jacobian.rs`).
+        let banded = len >= CONSTANT_BLOCKS_BELOW;
+        let ordered = banded && len >= ORDER_FROM;
+        let (mut sbuf, mut obuf);
+        let spans: &mut [usize] = if banded {
+            sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
+            flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf)
+        } else {
+            &mut []
+        };
+        let order: &mut [usize] = if ordered {
+            obuf = <L<N, M, K, S> as Layout>::fill(0usize);
+            flat::<L<N, M, K, S>, usize>(&mut obuf)
+        } else {
+            &mut []
+        };
+        if ordered {
+            let couplings = Couplings::<N, M, K> {
+                gq0: &start.gq0,
+                nodes: &pt.cons,
+                nonholonomic: (&pt.nhs, &pt.klob),
+            };
+            reorder_emprk::<N, M, K, S>(jm, &couplings, order);
+        }
+        let factored = if banded {
+            lu::factor_banded(jm, perm, spans, len, len)
+        } else {
+            lu::factor_inline(jm, perm, len)
+        };
+        factored.map_err(|_| Error::SingularJacobian {
             phase: crate::error::Phase::Stages,
         })?;
 
-        let pt: EmprkPoint<N, M, K, S> = self.emprk_point(et, &start, x);
         let (t0, q0, v0) = (state.t, state.q, state.v);
         let d0 = sys.dynamics_jacobian(t0, &q0, &v0);
         let c0 = sys.constraint_jacobian(t0, &q0, &pt.mu0);
@@ -616,8 +621,8 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 h,
                 v1: O::<N, M, K, S>::vt(S - 1),
                 leading: len,
-                order: None,
-                spans: None,
+                order: ordered.then_some(&*order),
+                spans: banded.then_some(&*spans),
             },
         );
         if !jacobian.is_finite() {

@@ -193,7 +193,7 @@ where
             let couplings = Couplings::<N, M, K> {
                 gq0: &start.gq0,
                 nodes: &pt.cons[..tab.s_tilde],
-                nonholonomic: (&pt.nhs, &pt.nh1),
+                nonholonomic: (&pt.nhs, core::slice::from_ref(&pt.nh1)),
             };
             reorder::<N, M, K, S>(jm, &couplings, tab.s_tilde, order);
         }
@@ -419,7 +419,7 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 /// run time, the pendulum's Jacobian (9 unknowns at S = 2) took 0.74 against 0.69 µs, the
 /// 4-link chain's (36 unknowns) 4.32 against 4.11 µs. Larger ones are factored within their
 /// rows' nonzero spans ([`lu::factor_banded`]).
-const CONSTANT_BLOCKS_BELOW: usize = 40;
+pub(crate) const CONSTANT_BLOCKS_BELOW: usize = 40;
 
 /// A buffer for the `2N + U` right-hand sides of [`solve_sensitivities`]: `2N + U` copies of a
 /// step system's layout `L`, used as the `len × (2N + U)` row-major matrix of `lu::solve_many`.

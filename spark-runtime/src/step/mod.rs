@@ -22,6 +22,7 @@ mod coupled_matrix;
 mod coupled_motion;
 mod coupled_scheme;
 pub mod emprk;
+mod emprk_layout;
 mod emprk_structured;
 pub(crate) mod factoring;
 pub(crate) mod gradient;

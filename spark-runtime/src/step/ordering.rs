@@ -17,21 +17,22 @@ use crate::linalg::layout::{flat, Layout};
 use crate::linalg::lu;
 use crate::model::blocks::{ConstraintJacobian, NonholonomicJacobian};
 use crate::step::coupled_layout::{MixedLayout, Offsets};
+use crate::step::emprk_layout::{self, EmprkLayout};
 
 /// Step systems whose reordered part (the holonomic system's stage block, the whole coupled
 /// system) has at least this many unknowns are reordered before they are factored.
 pub(crate) const ORDER_FROM: usize = 40;
 
 /// Which constraints involve which coordinates, for [`band_order`]: a nonzero in `G` at the
-/// start or at a Lobatto node (`holonomic`), in `k_q` or `k_v` at the stages or the end point
-/// (`nonholonomic`).
+/// start or at a Lobatto node (`holonomic`), in `k_q` or `k_v` at the points where the step
+/// evaluates `k` (`nonholonomic`).
 pub(crate) struct Couplings<'a, const N: usize, const M: usize, const K: usize> {
     pub gq0: &'a SMatrix<f64, M, N>,
     pub nodes: &'a [ConstraintJacobian<N, M>],
-    /// At the stages, and at the end point.
+    /// At the stages, and at the end point (SPARK) or the Lobatto nodes (EMPRK).
     pub nonholonomic: (
         &'a [NonholonomicJacobian<N, K>],
-        &'a NonholonomicJacobian<N, K>,
+        &'a [NonholonomicJacobian<N, K>],
     ),
 }
 
@@ -40,10 +41,10 @@ impl<const N: usize, const M: usize, const K: usize> Couplings<'_, N, M, K> {
         self.gq0[(l, b)] != 0.0 || self.nodes.iter().any(|c| c.gq[(l, b)] != 0.0)
     }
     fn nonholonomic(&self, l: usize, b: usize) -> bool {
-        let (stages, end) = self.nonholonomic;
+        let (stages, ends) = self.nonholonomic;
         stages
             .iter()
-            .chain([end])
+            .chain(ends)
             .any(|k| k.kq[(l, b)] != 0.0 || k.kv[(l, b)] != 0.0)
     }
 }
@@ -219,6 +220,49 @@ pub(crate) fn reorder<const N: usize, const M: usize, const K: usize, const S: u
         jm,
         <L<N, M, K, S> as Layout>::LEN,
         (&swaps[..ns], &at[..ns]),
+        flat::<L<N, M, K, S>, f64>(&mut tbuf),
+    );
+}
+
+/// Reorders the EMPRK step system `jm` (row-major, the layout [`EmprkLayout`]) in place by
+/// [`band_order`], whole: per coordinate the Gauss and the Lobatto stage velocities, the
+/// multipliers `μ_0..μ_S` and `ν_1..ν_S` after their constraints' last coordinate. Leaves
+/// the swaps in `swaps` for the right-hand sides ([`lu::permute_rows`]).
+pub(crate) fn reorder_emprk<const N: usize, const M: usize, const K: usize, const S: usize>(
+    jm: &mut [f64],
+    couplings: &Couplings<'_, N, M, K>,
+    swaps: &mut [usize],
+) {
+    type L<const N: usize, const M: usize, const K: usize, const S: usize> =
+        EmprkLayout<N, M, K, S>;
+    type O<const N: usize, const M: usize, const K: usize, const S: usize> =
+        emprk_layout::Offsets<N, M, K, S>;
+    let len = <L<N, M, K, S> as Layout>::LEN;
+    let velocities: [[usize; S]; 2] = [
+        core::array::from_fn(O::<N, M, K, S>::v),
+        core::array::from_fn(O::<N, M, K, S>::vt),
+    ];
+    let mut multipliers = [[O::<N, M, K, S>::mu(S); S]; 2];
+    multipliers[0] = core::array::from_fn(O::<N, M, K, S>::mu);
+    let nonholonomic: [usize; S] = core::array::from_fn(O::<N, M, K, S>::nu);
+    let mut abuf = <L<N, M, K, S> as Layout>::fill(0usize);
+    let at = flat::<L<N, M, K, S>, usize>(&mut abuf);
+    let mut qbuf = <L<N, M, K, S> as Layout>::fill(0usize);
+    band_order(
+        couplings,
+        &Slots {
+            velocities: velocities.as_flattened(),
+            multipliers: &multipliers.as_flattened()[..S + 1],
+            nonholonomic: &nonholonomic,
+        },
+        &mut swaps[..len],
+        (&mut *at, flat::<L<N, M, K, S>, usize>(&mut qbuf)),
+    );
+    let mut tbuf = <L<N, M, K, S> as Layout>::fill(0.0);
+    lu::permute_symmetric(
+        jm,
+        len,
+        (&swaps[..len], &at[..len]),
         flat::<L<N, M, K, S>, f64>(&mut tbuf),
     );
 }
