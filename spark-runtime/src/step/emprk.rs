@@ -61,6 +61,7 @@ use crate::options::StepStats;
 use crate::step::assembly::{
     add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks,
 };
+use crate::step::coupled_motion::CoupledStart;
 pub(crate) use crate::step::emprk_layout::EmprkLayout;
 use crate::step::emprk_layout::Offsets;
 use crate::step::jacobian::{
@@ -362,7 +363,12 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         &self,
         tab: &EmprkTableau<S>,
     ) -> Result<(State<N>, [State<N>; S], StepStats), Error> {
-        let (_, mut xbuf, iterations) = self.solve_emprk(tab)?;
+        let started = self.emprk_start();
+        let (start, rates) = match &started {
+            Ok((start, rates)) => (start, rates),
+            Err(e) => return Err(*e),
+        };
+        let (mut xbuf, iterations) = self.solve_emprk(tab, start, rates)?;
         let x = flat::<EmprkLayout<N, M, K, S>, f64>(&mut xbuf);
         let (next, stages) = self.emprk_state(tab, x)?;
         Ok((
@@ -376,33 +382,33 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         ))
     }
 
-    /// Solves the EMPRK equations: the step-start quantities, the converged unknowns (layout
-    /// [`EmprkLayout`]) and the Newton iterations.
+    /// The step start: [`Error::NonFiniteState`] for a state that is not finite, else the
+    /// consistency check of [`Problem::coupled_start`] and what the step keeps of it.
+    #[allow(clippy::type_complexity)]
+    fn emprk_start(&self) -> Result<(StepStart<N, M>, CoupledStart<N, M, K>), Error> {
+        if !self.state.is_finite() {
+            return Err(Error::NonFiniteState);
+        }
+        self.coupled_start()
+    }
+
+    /// Solves the EMPRK equations from the step start `start`, `rates` (the consistency
+    /// check's, [`Problem::coupled_start`]): the converged unknowns (layout [`EmprkLayout`])
+    /// and the Newton iterations.
     #[allow(clippy::type_complexity)]
     pub(crate) fn solve_emprk<const S: usize>(
         &self,
         tab: &EmprkTableau<S>,
-    ) -> Result<
-        (
-            StepStart<N, M>,
-            <EmprkLayout<N, M, K, S> as Layout>::Of<f64>,
-            u32,
-        ),
-        Error,
-    > {
-        if !self.state.is_finite() {
-            return Err(Error::NonFiniteState);
-        }
-        // Consistency of g, the hidden constraint and k at the step start, and what the
-        // structured matrix and the predictor take from it.
-        let (start, rates) = self.coupled_start()?;
+        start: &StepStart<N, M>,
+        rates: &CoupledStart<N, M, K>,
+    ) -> Result<(<EmprkLayout<N, M, K, S> as Layout>::Of<f64>, u32), Error> {
         let structured = if Sys::SPARSE_SADDLE {
-            self.structured_emprk::<S, SparseSaddle<'a, Sys, N, M, K>>(tab, &start, &rates)
+            self.structured_emprk::<S, SparseSaddle<'a, Sys, N, M, K>>(tab, start, rates)
         } else {
-            self.structured_emprk::<S, DenseSaddle<N, M>>(tab, &start, &rates)
+            self.structured_emprk::<S, DenseSaddle<N, M>>(tab, start, rates)
         };
         let spent = match structured {
-            Some(Ok((xbuf, iterations))) => return Ok((start, xbuf, iterations)),
+            Some(Ok(solution)) => return Ok(solution),
             // The dense exact matrix takes over, as in the SPARK step's `solve_mixed`.
             Some(Err(
                 Error::NoConvergence { iterations, .. } | Error::Diverged { iterations, .. },
@@ -410,8 +416,8 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             Some(Err(e)) => return Err(e),
             None => 0,
         };
-        let (xbuf, iterations) = self.dense_emprk(tab, &start)?;
-        Ok((start, xbuf, iterations + spent))
+        let (xbuf, iterations) = self.dense_emprk(tab, start)?;
+        Ok((xbuf, iterations + spent))
     }
 
     /// The EMPRK equations solved on the dense exact system (`dense_newton`). Kept out of
@@ -501,7 +507,12 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         type O<const N: usize, const M: usize, const K: usize, const S: usize> =
             Offsets<N, M, K, S>;
         let tab = &et.spark;
-        let (start, mut xbuf, iterations) = self.solve_emprk(et)?;
+        let started = self.emprk_start();
+        let (start, rates) = match &started {
+            Ok((start, rates)) => (start, rates),
+            Err(e) => return Err(*e),
+        };
+        let (mut xbuf, iterations) = self.solve_emprk(et, start, rates)?;
         let x = flat::<L<N, M, K, S>, f64>(&mut xbuf);
         let (next, _) = self.emprk_state(et, x)?;
         let len = system_len::<N, M, K, S>();

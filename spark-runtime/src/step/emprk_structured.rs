@@ -229,7 +229,8 @@ mod tests {
                     "S = {S}, step {step}: {iterations} iterations"
                 );
                 let dense = Problem::<Skate, 4, 1, 1>::new(&Skate, h, &full, &s);
-                let (_, mut xd, _) = dense.solve_emprk(&et).unwrap();
+                let (start, rates) = dense.coupled_start().unwrap();
+                let (mut xd, _) = dense.solve_emprk(&et, &start, &rates).unwrap();
                 let structured =
                     crate::linalg::layout::flat::<EmprkLayout<4, 1, 1, S>, f64>(&mut xs);
                 let exact = crate::linalg::layout::flat::<EmprkLayout<4, 1, 1, S>, f64>(&mut xd);
