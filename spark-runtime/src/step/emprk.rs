@@ -523,14 +523,14 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let mut rbuf = <L<N, M, K, S> as Layout>::fill(0.0);
         self.assemble_emprk(
             et,
-            &start,
+            start,
             x,
             flat::<L<N, M, K, S>, f64>(&mut rbuf),
             Some(&mut *jm),
         );
         let mut pbuf = <L<N, M, K, S> as Layout>::fill(0usize);
         let perm = flat::<L<N, M, K, S>, usize>(&mut pbuf);
-        let pt: EmprkPoint<N, M, K, S> = self.emprk_point(et, &start, x);
+        let pt: EmprkPoint<N, M, K, S> = self.emprk_point(et, start, x);
         // Large systems reordered to a band coordinate by coordinate and factored within
         // their rows' nonzero spans, as the SPARK step's Jacobian (`jacobian.rs`).
         let banded = len >= CONSTANT_BLOCKS_BELOW;
