@@ -427,7 +427,7 @@ fn emit_header(model: &Model) -> TokenStream {
 /// The `Lagrangian` impl of a model in Lagrangian form.
 fn emit_lagrangian(mut model: Model) -> TokenStream {
     let d = derivatives(&mut model);
-    let nh_methods = emit_nonholonomic(&mut model);
+    let nh_methods = emit_nonholonomic(&mut model, &d);
     let n = model.vars.n;
     let m = model.holonomic.len();
     let rt = quote!(::spark::__private::runtime);
@@ -871,9 +871,11 @@ fn emit_inputs(model: &mut Model, p: &[Id], f: &[Id], v: &[Id]) -> TokenStream {
 
 /// For a model with nonholonomic constraints `k(t, q, v)`: the `Lagrangian` methods that
 /// evaluate them (`k`, `k_q`, `k_v`, and the second derivatives of `k_vᵀψ`, with `ψ` in the
-/// multiplier slots, named `mu` in the generated function). Empty for a model without them (the
-/// trait's defaults are those of `K = 0`).
-fn emit_nonholonomic(model: &mut Model) -> TokenStream {
+/// multiplier slots, named `mu` in the generated function), and the fused evaluations of the
+/// coupled step's iterations (`stage_terms`: `p`, `f`, `k`, `k_vᵀψ`; `end_terms`: `p`, `w`,
+/// `k`), each one body over the shared subexpressions of its outputs. Empty for a model without
+/// them (the trait's defaults are those of `K = 0`).
+fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
     let k_ids = model.nonholonomic.clone();
     if k_ids.is_empty() {
         return quote!();
@@ -926,6 +928,25 @@ fn emit_nonholonomic(model: &mut Model) -> TokenStream {
         exprs: kr_exprs,
     } = body(model, &kr_ids);
     let (kr_k, kr_r) = kr_exprs.split_at(kk);
+    // `stage_terms`: p, f, k and k_vᵀψ from one body.
+    let stage_ids: Vec<Id> = d.p.iter().chain(&d.f).chain(&kr_ids).copied().collect();
+    let Body {
+        lets: st_lets,
+        exprs: st_exprs,
+    } = body(model, &stage_ids);
+    let (st_p, st_rest) = st_exprs.split_at(n);
+    let (st_f, st_rest) = st_rest.split_at(n);
+    let (st_k, st_r) = st_rest.split_at(kk);
+    // `end_terms`: p, w and k from one body.
+    let m = d.w.len();
+    let vec_m = quote!(#na::SVector<f64, #m>);
+    let end_ids: Vec<Id> = d.p.iter().chain(&d.w).chain(&k_ids).copied().collect();
+    let Body {
+        lets: end_lets,
+        exprs: end_exprs,
+    } = body(model, &end_ids);
+    let (end_p, end_rest) = end_exprs.split_at(n);
+    let (end_w, end_k) = end_rest.split_at(m);
     let k_body = {
         let Body { lets, exprs } = body(model, &k_ids);
         quote! {
@@ -957,6 +978,25 @@ fn emit_nonholonomic(model: &mut Model) -> TokenStream {
         fn nonholonomic_reaction(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> (#vec_k, #vec_n) {
             #kr_lets
             (<#vec_k>::from([#(#kr_k),*]), <#vec_n>::from([#(#kr_r),*]))
+        }
+        #[inline]
+        fn stage_terms(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> (#vec_n, #vec_n, #vec_k, #vec_n) {
+            #st_lets
+            (
+                <#vec_n>::from([#(#st_p),*]),
+                <#vec_n>::from([#(#st_f),*]),
+                <#vec_k>::from([#(#st_k),*]),
+                <#vec_n>::from([#(#st_r),*]),
+            )
+        }
+        #[inline]
+        fn end_terms(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_n, #vec_m, #vec_k) {
+            #end_lets
+            (
+                <#vec_n>::from([#(#end_p),*]),
+                <#vec_m>::from([#(#end_w),*]),
+                <#vec_k>::from([#(#end_k),*]),
+            )
         }
     }
 }

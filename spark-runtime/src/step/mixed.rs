@@ -665,7 +665,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
 
     /// The residuals of E1-E6 at the iterate `it`, block by block (rows as [`Blocks`] says),
     /// from what the iterations evaluate: momenta and forces, `g` and `G̃ᵀμ` at the Lobatto
-    /// nodes, the hidden constraint and `k` at the end, `k` and `k_vᵀν` at the stages.
+    /// nodes, the hidden constraint and `k` at the end, `k` and `k_vᵀν` at the stages (each
+    /// point's terms from one fused evaluation, [`Lagrangian::stage_terms`] and
+    /// [`Lagrangian::end_terms`]).
     fn coupled_residual<const S: usize>(
         &self,
         tab: &SparkTableau<S>,
@@ -695,14 +697,15 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         for i in 0..S {
             let ti = t0 + tab.c[i] * h;
             let qi = combine(&tab.a[i]);
-            let (p, f) = sys.momentum_force(ti, &qi, &vs[i]);
+            // Momentum, force, k and k_vᵀν from one evaluation.
+            let (p, f, k, reaction) = sys.stage_terms(ti, &qi, &vs[i], &it.nu[i]);
             r.x.rest[i] = p - start.p0;
             forces[i] = f;
-            if K > 0 {
-                (ks[i], nh_reactions[i]) = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]);
-            }
+            (ks[i], nh_reactions[i]) = (k, reaction);
         }
-        r.x.first = sys.momentum(t1, &q1, v1) - start.p0;
+        // Momentum, hidden constraint and k at the end point from one evaluation.
+        let (p1, w1, k1) = sys.end_terms(t1, &q1, v1);
+        r.x.first = p1 - start.p0;
         // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
         let mut reactions = [zero_n; S];
         for j in 0..S {
@@ -731,9 +734,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         }
         momentum_row(&mut r.x.first, &MomentumWeights::spark_end(tab));
         // E4, E5, E6.
-        r.mu.first = sys.hidden_constraint(t1, &q1, v1).0;
+        r.mu.first = w1;
         if K > 0 {
-            r.nu[0] = sys.nonholonomic_constraints(t1, &q1, v1);
+            r.nu[0] = k1;
             for i in 1..S {
                 let mut s = SVector::<f64, K>::zeros();
                 for j in 0..S {
