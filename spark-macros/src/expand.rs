@@ -644,10 +644,12 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
 /// dense factors are as fast (measured on the planar chains, `examples/chain_bench.rs`).
 const SPARSE_MIN_COORDINATES: usize = 8;
 
-/// The `Lagrangian` saddle methods (`SPARSE_SADDLE` and the sparse factorization of
-/// `crate::saddle`) of a model whose mass matrix and constraint Jacobian are sparse enough;
-/// empty otherwise (the runtime's dense factors).
-fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
+/// The sparsity patterns of `L_vv` (symmetrized) and `G` and the sparse factorization's code,
+/// for a model that gets it (see [`emit_saddle`]).
+fn saddle_plan(
+    model: &Model,
+    d: &Derivatives,
+) -> Option<(Vec<Vec<bool>>, Vec<Vec<bool>>, crate::saddle::Emitted)> {
     let n = model.vars.n;
     let m = d.g.len();
     let ar = &model.arena;
@@ -660,16 +662,19 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
             .map(|row| row.iter().map(|&x| nz(x)).collect())
             .collect();
     if m == 0 || n < SPARSE_MIN_COORDINATES || (0..n).any(|i| !l_pat[i][i]) {
-        return quote!();
+        return None;
     }
-    let Some(e) = crate::saddle::emit(&l_pat, &g_pat) else {
-        return quote!();
-    };
-    // Gᵀ mu, for `constraint_reaction`.
+    let e = crate::saddle::emit(&l_pat, &g_pat)?;
+    Some((l_pat, g_pat, e))
+}
+
+/// `Gᵀμ` symbolically (`μ` in the multiplier slots): `constraint_reaction` of a model with the
+/// sparse saddle factorization.
+fn holonomic_reaction(model: &mut Model, d: &Derivatives) -> Vec<Id> {
     let vars = model.vars;
-    let reaction: Vec<Id> = (0..n)
+    let ar = &mut model.arena;
+    (0..vars.n)
         .map(|a| {
-            let ar = &mut model.arena;
             let mut r = ar.constant(0.0);
             for (l, row) in d.gq.iter().enumerate() {
                 let mu = ar.var(vars.mu(l));
@@ -678,7 +683,21 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
             }
             r
         })
-        .collect();
+        .collect()
+}
+
+/// The `Lagrangian` saddle methods (`SPARSE_SADDLE` and the sparse factorization of
+/// `crate::saddle`) of a model whose mass matrix and constraint Jacobian are sparse enough;
+/// empty otherwise (the runtime's dense factors).
+fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
+    let n = model.vars.n;
+    let m = d.g.len();
+    let Some((l_pat, g_pat, e)) = saddle_plan(model, d) else {
+        return quote!();
+    };
+    // Gᵀ mu, for `constraint_reaction`.
+    let vars = model.vars;
+    let reaction = holonomic_reaction(model, d);
     let lv_ids: Vec<Id> = (0..n)
         .flat_map(|i| (0..=i).map(move |j| (i, j)))
         .filter(|&(i, j)| l_pat[i][j])
@@ -873,7 +892,7 @@ fn emit_inputs(model: &mut Model, p: &[Id], f: &[Id], v: &[Id]) -> TokenStream {
 /// evaluate them (`k`, `k_q`, `k_v`, and the second derivatives of `k_vᵀψ`, with `ψ` in the
 /// multiplier slots, named `mu` in the generated function), and the fused evaluations of the
 /// coupled step's iterations (`stage_terms`: `p`, `f`, `k`, `k_vᵀψ`; `end_terms`: `p`, `w`,
-/// `k`), each one body over the shared subexpressions of its outputs. Empty for a model without
+/// `k`, `g`, `Gᵀμ`), each one body over the shared subexpressions of its outputs. Empty for a model without
 /// them (the trait's defaults are those of `K = 0`).
 fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
     let k_ids = model.nonholonomic.clone();
@@ -937,16 +956,67 @@ fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
     let (st_p, st_rest) = st_exprs.split_at(n);
     let (st_f, st_rest) = st_rest.split_at(n);
     let (st_k, st_r) = st_rest.split_at(kk);
-    // `end_terms`: p, w and k from one body.
+    // `end_terms`: p, w, k, g and Gᵀμ from one body, `Gᵀμ` as `constraint_reaction` forms it
+    // (symbolically with the sparse saddle factorization, else as `Gᵀ` times `μ`). The
+    // reaction's nodes are made last: the nodes above keep the ids they had without them.
     let m = d.w.len();
     let vec_m = quote!(#na::SVector<f64, #m>);
-    let end_ids: Vec<Id> = d.p.iter().chain(&d.w).chain(&k_ids).copied().collect();
-    let Body {
-        lets: end_lets,
-        exprs: end_exprs,
-    } = body(model, &end_ids);
-    let (end_p, end_rest) = end_exprs.split_at(n);
-    let (end_w, end_k) = end_rest.split_at(m);
+    let end_fn = {
+        let sparse = saddle_plan(model, d).is_some();
+        let reaction_g = if sparse {
+            holonomic_reaction(model, d)
+        } else {
+            Vec::new()
+        };
+        let ar = &model.arena;
+        let gq_entries: Vec<(usize, usize, Id)> = if sparse {
+            Vec::new()
+        } else {
+            (0..m)
+                .flat_map(|r| (0..n).map(move |c| (r, c)))
+                .map(|(r, c)| (r, c, d.gq[r][c]))
+                .filter(|&(_, _, id)| ar.as_const(id) != Some(0.0))
+                .collect()
+        };
+        let ids: Vec<Id> =
+            d.p.iter()
+                .chain(&d.w)
+                .chain(&k_ids)
+                .chain(&d.g)
+                .copied()
+                .chain(reaction_g.iter().copied())
+                .chain(gq_entries.iter().map(|&(_, _, id)| id))
+                .collect();
+        let Body { lets, exprs } = body(model, &ids);
+        let (p, rest) = exprs.split_at(n);
+        let (w, rest) = rest.split_at(m);
+        let (k, rest) = rest.split_at(kk);
+        let (g, rest) = rest.split_at(m);
+        let reaction = if sparse {
+            quote!(<#vec_n>::from([#(#rest),*]))
+        } else {
+            let (rows, cols): (Vec<usize>, Vec<usize>) =
+                gq_entries.iter().map(|&(r, c, _)| (r, c)).unzip();
+            quote!({
+                let mut gq = <#na::SMatrix<f64, #m, #n>>::zeros();
+                #( gq[(#rows, #cols)] = #rest; )*
+                gq.tr_mul(mu)
+            })
+        };
+        quote! {
+            #[inline]
+            fn end_terms(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_m) -> (#vec_n, #vec_m, #vec_k, #vec_m, #vec_n) {
+                #lets
+                (
+                    <#vec_n>::from([#(#p),*]),
+                    <#vec_m>::from([#(#w),*]),
+                    <#vec_k>::from([#(#k),*]),
+                    <#vec_m>::from([#(#g),*]),
+                    #reaction,
+                )
+            }
+        }
+    };
     let k_body = {
         let Body { lets, exprs } = body(model, &k_ids);
         quote! {
@@ -989,15 +1059,7 @@ fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
                 <#vec_n>::from([#(#st_r),*]),
             )
         }
-        #[inline]
-        fn end_terms(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_n, #vec_m, #vec_k) {
-            #end_lets
-            (
-                <#vec_n>::from([#(#end_p),*]),
-                <#vec_m>::from([#(#end_w),*]),
-                <#vec_k>::from([#(#end_k),*]),
-            )
-        }
+        #end_fn
     }
 }
 

@@ -157,7 +157,7 @@ spark::mechanics! {
 }
 
 /// The fused evaluations of the coupled step (`Lagrangian::stage_terms`: p, f, k, k_vᵀν;
-/// `Lagrangian::end_terms`: p, w, k), which `mechanics!` emits as one body each, equal the
+/// `Lagrangian::end_terms`: p, w, k, g, Gᵀμ), which `mechanics!` emits as one body each, equal the
 /// separate evaluations they stand for to the bit (the same expressions, shared).
 #[test]
 fn fused_evaluations_equal_the_separate_ones() {
@@ -171,9 +171,11 @@ fn fused_evaluations_equal_the_separate_ones() {
         let (p, f, kk, reaction) = sys.stage_terms(t, &q, &v, &nu);
         assert_eq!((p, f), sys.momentum_force(t, &q, &v));
         assert_eq!((kk, reaction), sys.nonholonomic_reaction(t, &q, &v, &nu));
-        let (p, w, kk) = sys.end_terms(t, &q, &v);
+        let mu = SVector::<f64, 1>::new(0.7 - 0.1 * s);
+        let (p, w, kk, g, reaction) = sys.end_terms(t, &q, &v, &mu);
         assert_eq!(p, sys.momentum(t, &q, &v));
         assert_eq!(w, sys.hidden_constraint(t, &q, &v).0);
         assert_eq!(kk, sys.nonholonomic_constraints(t, &q, &v));
+        assert_eq!((g, reaction), sys.constraint_reaction(t, &q, &mu));
     }
 }

@@ -373,24 +373,34 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         (p, f, k, reaction)
     }
 
-    /// `(p, w, k)` at one point `(t, q, v)`: the momentum [`Lagrangian::momentum`], the hidden
-    /// constraint `w = g_t + G v` ([`Lagrangian::hidden_constraint`]'s first part) and the
-    /// nonholonomic constraints [`Lagrangian::nonholonomic_constraints`] at once, what the
-    /// coupled step's iterations evaluate at the step's end point. `mechanics!` emits one body
-    /// for the three, sharing their common subexpressions; the default calls the methods.
+    /// `(p, w, k, g, Gᵀ mu)` at one point `(t, q, v)`: the momentum [`Lagrangian::momentum`],
+    /// the hidden constraint `w = g_t + G v` ([`Lagrangian::hidden_constraint`]'s first part),
+    /// the nonholonomic constraints [`Lagrangian::nonholonomic_constraints`], and the
+    /// constraints with the reaction directions times `mu` ([`Lagrangian::constraint_reaction`])
+    /// at once: what the coupled step's iterations evaluate at the step's end point, which is
+    /// also the last Lobatto node of its tableaux. `mechanics!` emits one body for the five,
+    /// sharing their common subexpressions; the default calls the methods.
     ///
     /// ```
     /// # use spark_runtime::nalgebra::{SMatrix, SVector};
     /// # use spark_runtime::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Model,
     /// #     VelocityConstraintJacobian};
     /// # type V = SVector<f64, 2>;
-    /// /// A unit point mass on a unit circle (`g = |q|² − 1`, `w = 2 q·v`).
+    /// /// A unit point mass on a unit circle (`g = |q|² − 1`, `G = 2 qᵀ`, `w = 2 q·v`).
     /// struct Ring;
     /// # impl Model for Ring {
     /// #     fn first_non_finite_parameter(&self) -> Option<&'static str> { None }
     /// # }
     /// impl Lagrangian<2, 1> for Ring {
     ///     fn momentum_force(&self, _t: f64, _q: &V, v: &V) -> (V, V) { (*v, V::zeros()) }
+    ///     fn constraint_jacobian(&self, _t: f64, q: &V, mu: &SVector<f64, 1>)
+    ///         -> ConstraintJacobian<2, 1> {
+    ///         ConstraintJacobian {
+    ///             g: SVector::from([q.dot(q) - 1.0]),
+    ///             gq: (q * 2.0).transpose(),
+    ///             hess_mu: SMatrix::identity() * (2.0 * mu[0]),
+    ///         }
+    ///     }
     ///     fn velocity_constraint_jacobian(&self, _t: f64, q: &V, v: &V)
     ///         -> VelocityConstraintJacobian<2, 1> {
     ///         VelocityConstraintJacobian {
@@ -407,12 +417,11 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// #     fn constraints(&self, _t: f64, q: &V) -> SVector<f64, 1> {
     /// #         SVector::from([q.dot(q) - 1.0])
     /// #     }
-    /// #     fn constraint_jacobian(&self, _t: f64, q: &V, _mu: &SVector<f64, 1>)
-    /// #         -> ConstraintJacobian<2, 1> { unimplemented!() }
     /// }
     /// let (q, v) = (V::new(1.0, 0.0), V::new(0.5, 2.0));
-    /// let (p, w, k) = Ring.end_terms(0.0, &q, &v);
-    /// assert_eq!((p, w[0], k.len()), (v, 1.0, 0));
+    /// let (p, w, k, g, reaction) = Ring.end_terms(0.0, &q, &v, &SVector::from([0.25]));
+    /// assert_eq!((p, w[0], k.len(), g[0]), (v, 1.0, 0, 0.0));
+    /// assert_eq!(reaction, V::new(0.5, 0.0));
     /// ```
     #[allow(clippy::type_complexity)]
     fn end_terms(
@@ -420,19 +429,26 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         t: f64,
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
-    ) -> (SVector<f64, N>, SVector<f64, M>, SVector<f64, K>) {
+        mu: &SVector<f64, M>,
+    ) -> (
+        SVector<f64, N>,
+        SVector<f64, M>,
+        SVector<f64, K>,
+        SVector<f64, M>,
+        SVector<f64, N>,
+    ) {
         let p = self.momentum(t, q, v);
-        let w = if M == 0 {
-            SVector::zeros()
-        } else {
-            self.hidden_constraint(t, q, v).0
-        };
         let k = if K == 0 {
             SVector::zeros()
         } else {
             self.nonholonomic_constraints(t, q, v)
         };
-        (p, w, k)
+        if M == 0 {
+            return (p, SVector::zeros(), k, SVector::zeros(), SVector::zeros());
+        }
+        let w = self.hidden_constraint(t, q, v).0;
+        let (g, reaction) = self.constraint_reaction(t, q, mu);
+        (p, w, k, g, reaction)
     }
 
     /// Factors the simplified Newton matrix's blocks into `store`: the mass matrix

@@ -703,12 +703,28 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             forces[i] = f;
             (ks[i], nh_reactions[i]) = (k, reaction);
         }
-        // Momentum, hidden constraint and k at the end point from one evaluation.
-        let (p1, w1, k1) = sys.end_terms(t1, &q1, v1);
+        // Momentum, hidden constraint and k at the end point from one evaluation, with g and
+        // G̃ᵀμ of the last Lobatto node where it is the end point (`c̃ = 1`, `ā = b`: the
+        // Gauss-Lobatto and Lobatto tableaux), the same values as evaluated there.
+        let last = st.wrapping_sub(1);
+        let at_end = st > 0 && tab.c_lob[last] == 1.0 && tab.a_bar[last] == tab.b;
+        let mut reactions = [zero_n; S];
+        let end_mu = if at_end {
+            it.mu.rest[last]
+        } else {
+            SVector::zeros()
+        };
+        let (p1, w1, k1, g1, reaction1) = sys.end_terms(t1, &q1, v1, &end_mu);
+        if at_end {
+            r.mu.rest[last] = g1 / h;
+            reactions[last] = reaction1;
+        }
         r.x.first = p1 - start.p0;
         // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
-        let mut reactions = [zero_n; S];
         for j in 0..S {
+            if at_end && j == last {
+                continue;
+            }
             if j < st {
                 let (g, react) = sys.constraint_reaction(
                     t0 + tab.c_lob[j] * h,
