@@ -1017,6 +1017,29 @@ fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
             }
         }
     };
+    // `(k, k_v)`, for `nonholonomic_velocity_jacobian` (the coupled step's start).
+    let kv_body = {
+        let mut targets: Vec<(TokenStream, Id)> = k_ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (quote!(k[#i]), id))
+            .collect();
+        for (r, row) in kv.iter().enumerate() {
+            for (c, &id) in row.iter().enumerate() {
+                targets.push((quote!(kv[(#r, #c)]), id));
+            }
+        }
+        let ids: Vec<Id> = targets.iter().map(|(_, id)| *id).collect();
+        let Body { lets, exprs } = body(model, &ids);
+        let assigns = assignments(&model.arena, &targets, &exprs);
+        quote! {
+            #lets
+            let mut k = <#vec_k>::zeros();
+            let mut kv = <#na::SMatrix<f64, #kk, #n>>::zeros();
+            #assigns
+            (k, kv)
+        }
+    };
     let k_body = {
         let Body { lets, exprs } = body(model, &k_ids);
         quote! {
@@ -1048,6 +1071,10 @@ fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
         fn nonholonomic_reaction(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> (#vec_k, #vec_n) {
             #kr_lets
             (<#vec_k>::from([#(#kr_k),*]), <#vec_n>::from([#(#kr_r),*]))
+        }
+        #[inline]
+        fn nonholonomic_velocity_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_k, #na::SMatrix<f64, #kk, #n>) {
+            #kv_body
         }
         #[inline]
         fn stage_terms(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> (#vec_n, #vec_n, #vec_k, #vec_n) {

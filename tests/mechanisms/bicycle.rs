@@ -44,6 +44,11 @@ fn fused_evaluations_equal_the_separate_ones() {
         assert_eq!(w, sys.hidden_constraint(t, &q, &v).0);
         assert_eq!(kk, sys.nonholonomic_constraints(t, &q, &v));
         assert_eq!((g, reaction), sys.constraint_reaction(t, &q, &mu));
+        let full = sys.nonholonomic_jacobian(t, &q, &v, &nu);
+        assert_eq!(
+            sys.nonholonomic_velocity_jacobian(t, &q, &v),
+            (full.k, full.kv)
+        );
     }
 }
 

@@ -6,7 +6,8 @@
 //! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence. And the
 //! macro's `CONSTANT_MASS` verdict, which lets a step skip the mass matrix at its end point.
 //! And the fused evaluations of the coupled step (`Lagrangian::stage_terms`,
-//! `Lagrangian::end_terms`) against the separate ones, on a nonholonomic model.
+//! `Lagrangian::end_terms`, `Lagrangian::nonholonomic_velocity_jacobian`) against the separate
+//! ones, on a nonholonomic model.
 
 use spark::nalgebra::SVector;
 use spark::Lagrangian;
@@ -157,8 +158,9 @@ spark::mechanics! {
 }
 
 /// The fused evaluations of the coupled step (`Lagrangian::stage_terms`: p, f, k, k_vᵀν;
-/// `Lagrangian::end_terms`: p, w, k, g, Gᵀμ), which `mechanics!` emits as one body each, equal the
-/// separate evaluations they stand for to the bit (the same expressions, shared).
+/// `Lagrangian::end_terms`: p, w, k, g, Gᵀμ; `Lagrangian::nonholonomic_velocity_jacobian`: k,
+/// k_v), which `mechanics!` emits as one body each, equal the separate evaluations they stand
+/// for to the bit (the same expressions, shared).
 #[test]
 fn fused_evaluations_equal_the_separate_ones() {
     let sys = TiltedSkate::default();
@@ -177,5 +179,10 @@ fn fused_evaluations_equal_the_separate_ones() {
         assert_eq!(w, sys.hidden_constraint(t, &q, &v).0);
         assert_eq!(kk, sys.nonholonomic_constraints(t, &q, &v));
         assert_eq!((g, reaction), sys.constraint_reaction(t, &q, &mu));
+        let full = sys.nonholonomic_jacobian(t, &q, &v, &nu);
+        assert_eq!(
+            sys.nonholonomic_velocity_jacobian(t, &q, &v),
+            (full.k, full.kv)
+        );
     }
 }

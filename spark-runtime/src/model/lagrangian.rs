@@ -316,6 +316,71 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         (j.k, j.kv.tr_mul(psi))
     }
 
+    /// `(k, k_v)` at `(t, q, v)`: the nonholonomic constraints and their velocity Jacobian
+    /// (`K × N`), what the coupled step's start needs ([`Lagrangian::nonholonomic_jacobian`]
+    /// without `k_q` and the second derivatives). The default forms the rows of `k_v` as the
+    /// reactions [`Lagrangian::nonholonomic_reaction`] of the unit multipliers, one evaluation
+    /// per row; `mechanics!` emits one body for all of them.
+    ///
+    /// ```
+    /// # use spark_runtime::nalgebra::{SMatrix, SVector};
+    /// # use spark_runtime::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Model,
+    /// #     NonholonomicJacobian, VelocityConstraintJacobian};
+    /// # type V = SVector<f64, 3>;
+    /// /// A unit skate in the plane, `q = (x, y, θ)`: no sideways speed,
+    /// /// `k = ẋ sin θ − ẏ cos θ`.
+    /// struct Skate;
+    /// # impl Model for Skate {
+    /// #     fn first_non_finite_parameter(&self) -> Option<&'static str> { None }
+    /// # }
+    /// impl Lagrangian<3, 0, 1> for Skate {
+    ///     fn nonholonomic_jacobian(&self, _t: f64, q: &V, v: &V, _psi: &SVector<f64, 1>)
+    ///         -> NonholonomicJacobian<3, 1> {
+    ///         let (s, c) = q[2].sin_cos();
+    ///         NonholonomicJacobian {
+    ///             k: SVector::from([v[0] * s - v[1] * c]),
+    ///             kv: SMatrix::<f64, 1, 3>::new(s, -c, 0.0),
+    ///             ..Default::default() // k_q and the second derivatives, not needed here
+    ///         }
+    ///     }
+    ///     // …
+    /// #     fn nonholonomic_constraints(&self, t: f64, q: &V, v: &V) -> SVector<f64, 1> {
+    /// #         self.nonholonomic_jacobian(t, q, v, &SVector::zeros()).k
+    /// #     }
+    /// #     fn lagrangian(&self, _t: f64, _q: &V, v: &V) -> f64 { 0.5 * v.dot(v) }
+    /// #     fn momentum_force(&self, _t: f64, _q: &V, v: &V) -> (V, V) { (*v, V::zeros()) }
+    /// #     fn dynamics_jacobian(&self, _t: f64, _q: &V, v: &V) -> DynamicsJacobian<3> {
+    /// #         DynamicsJacobian { p: *v, lvv: SMatrix::identity(), ..Default::default() }
+    /// #     }
+    /// #     fn constraints(&self, _t: f64, _q: &V) -> SVector<f64, 0> { SVector::zeros() }
+    /// #     fn constraint_jacobian(&self, _t: f64, _q: &V, _mu: &SVector<f64, 0>)
+    /// #         -> ConstraintJacobian<3, 0> { Default::default() }
+    /// #     fn velocity_constraint_jacobian(&self, _t: f64, _q: &V, _v: &V)
+    /// #         -> VelocityConstraintJacobian<3, 0> { Default::default() }
+    /// }
+    /// let (q, v) = (V::new(0.0, 0.0, 0.5), V::new(1.0, 2.0, 0.0));
+    /// let (k, kv) = Skate.nonholonomic_velocity_jacobian(0.0, &q, &v);
+    /// assert_eq!(k, Skate.nonholonomic_constraints(0.0, &q, &v));
+    /// assert_eq!(kv * v, k); // k is linear in v
+    /// ```
+    fn nonholonomic_velocity_jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, K>, SMatrix<f64, K, N>) {
+        let mut kv = SMatrix::<f64, K, N>::zeros();
+        let mut k0 = SVector::<f64, K>::zeros();
+        for l in 0..K {
+            let mut unit = SVector::<f64, K>::zeros();
+            unit[l] = 1.0;
+            let (k, row) = self.nonholonomic_reaction(t, q, v, &unit);
+            k0 = k;
+            kv.set_row(l, &row.transpose());
+        }
+        (k0, kv)
+    }
+
     /// `(p, f, k, k_vᵀ nu)` at one point `(t, q, v)`: [`Lagrangian::momentum_force`] and
     /// [`Lagrangian::nonholonomic_reaction`] at once, what the coupled holonomic +
     /// nonholonomic step's iterations evaluate at each stage. `mechanics!` emits one body for
