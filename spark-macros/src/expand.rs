@@ -644,12 +644,11 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
 /// dense factors are as fast (measured on the planar chains, `examples/chain_bench.rs`).
 const SPARSE_MIN_COORDINATES: usize = 8;
 
-/// The sparsity patterns of `L_vv` (symmetrized) and `G` and the sparse factorization's code,
-/// for a model that gets it (see [`emit_saddle`]).
-fn saddle_plan(
-    model: &Model,
-    d: &Derivatives,
-) -> Option<(Vec<Vec<bool>>, Vec<Vec<bool>>, crate::saddle::Emitted)> {
+/// The sparsity patterns of `L_vv` (symmetrized) and `G`, and the sparse factorization's code.
+type SaddlePlan = (Vec<Vec<bool>>, Vec<Vec<bool>>, crate::saddle::Emitted);
+
+/// The [`SaddlePlan`] of a model that gets the sparse factorization (see [`emit_saddle`]).
+fn saddle_plan(model: &Model, d: &Derivatives) -> Option<SaddlePlan> {
     let n = model.vars.n;
     let m = d.g.len();
     let ar = &model.arena;
