@@ -427,7 +427,7 @@ fn emit_header(model: &Model) -> TokenStream {
 /// The `Lagrangian` impl of a model in Lagrangian form.
 fn emit_lagrangian(mut model: Model) -> TokenStream {
     let d = derivatives(&mut model);
-    let nh_methods = emit_nonholonomic(&mut model);
+    let nh_methods = emit_nonholonomic(&mut model, &d);
     let n = model.vars.n;
     let m = model.holonomic.len();
     let rt = quote!(::spark::__private::runtime);
@@ -644,10 +644,11 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
 /// dense factors are as fast (measured on the planar chains, `examples/chain_bench.rs`).
 const SPARSE_MIN_COORDINATES: usize = 8;
 
-/// The `Lagrangian` saddle methods (`SPARSE_SADDLE` and the sparse factorization of
-/// `crate::saddle`) of a model whose mass matrix and constraint Jacobian are sparse enough;
-/// empty otherwise (the runtime's dense factors).
-fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
+/// The sparsity patterns of `L_vv` (symmetrized) and `G`, and the sparse factorization's code.
+type SaddlePlan = (Vec<Vec<bool>>, Vec<Vec<bool>>, crate::saddle::Emitted);
+
+/// The [`SaddlePlan`] of a model that gets the sparse factorization (see [`emit_saddle`]).
+fn saddle_plan(model: &Model, d: &Derivatives) -> Option<SaddlePlan> {
     let n = model.vars.n;
     let m = d.g.len();
     let ar = &model.arena;
@@ -660,16 +661,19 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
             .map(|row| row.iter().map(|&x| nz(x)).collect())
             .collect();
     if m == 0 || n < SPARSE_MIN_COORDINATES || (0..n).any(|i| !l_pat[i][i]) {
-        return quote!();
+        return None;
     }
-    let Some(e) = crate::saddle::emit(&l_pat, &g_pat) else {
-        return quote!();
-    };
-    // Gᵀ mu, for `constraint_reaction`.
+    let e = crate::saddle::emit(&l_pat, &g_pat)?;
+    Some((l_pat, g_pat, e))
+}
+
+/// `Gᵀμ` symbolically (`μ` in the multiplier slots): `constraint_reaction` of a model with the
+/// sparse saddle factorization.
+fn holonomic_reaction(model: &mut Model, d: &Derivatives) -> Vec<Id> {
     let vars = model.vars;
-    let reaction: Vec<Id> = (0..n)
+    let ar = &mut model.arena;
+    (0..vars.n)
         .map(|a| {
-            let ar = &mut model.arena;
             let mut r = ar.constant(0.0);
             for (l, row) in d.gq.iter().enumerate() {
                 let mu = ar.var(vars.mu(l));
@@ -678,7 +682,21 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
             }
             r
         })
-        .collect();
+        .collect()
+}
+
+/// The `Lagrangian` saddle methods (`SPARSE_SADDLE` and the sparse factorization of
+/// `crate::saddle`) of a model whose mass matrix and constraint Jacobian are sparse enough;
+/// empty otherwise (the runtime's dense factors).
+fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
+    let n = model.vars.n;
+    let m = d.g.len();
+    let Some((l_pat, g_pat, e)) = saddle_plan(model, d) else {
+        return quote!();
+    };
+    // Gᵀ mu, for `constraint_reaction`.
+    let vars = model.vars;
+    let reaction = holonomic_reaction(model, d);
     let lv_ids: Vec<Id> = (0..n)
         .flat_map(|i| (0..=i).map(move |j| (i, j)))
         .filter(|&(i, j)| l_pat[i][j])
@@ -871,9 +889,11 @@ fn emit_inputs(model: &mut Model, p: &[Id], f: &[Id], v: &[Id]) -> TokenStream {
 
 /// For a model with nonholonomic constraints `k(t, q, v)`: the `Lagrangian` methods that
 /// evaluate them (`k`, `k_q`, `k_v`, and the second derivatives of `k_vᵀψ`, with `ψ` in the
-/// multiplier slots, named `mu` in the generated function). Empty for a model without them (the
-/// trait's defaults are those of `K = 0`).
-fn emit_nonholonomic(model: &mut Model) -> TokenStream {
+/// multiplier slots, named `mu` in the generated function), and the fused evaluations of the
+/// coupled step's iterations (`stage_terms`: `p`, `f`, `k`, `k_vᵀψ`; `end_terms`: `p`, `w`,
+/// `k`, `g`, `Gᵀμ`), each one body over the shared subexpressions of its outputs. Empty for a model without
+/// them (the trait's defaults are those of `K = 0`).
+fn emit_nonholonomic(model: &mut Model, d: &Derivatives) -> TokenStream {
     let k_ids = model.nonholonomic.clone();
     if k_ids.is_empty() {
         return quote!();
@@ -926,6 +946,99 @@ fn emit_nonholonomic(model: &mut Model) -> TokenStream {
         exprs: kr_exprs,
     } = body(model, &kr_ids);
     let (kr_k, kr_r) = kr_exprs.split_at(kk);
+    // `stage_terms`: p, f, k and k_vᵀψ from one body.
+    let stage_ids: Vec<Id> = d.p.iter().chain(&d.f).chain(&kr_ids).copied().collect();
+    let Body {
+        lets: st_lets,
+        exprs: st_exprs,
+    } = body(model, &stage_ids);
+    let (st_p, st_rest) = st_exprs.split_at(n);
+    let (st_f, st_rest) = st_rest.split_at(n);
+    let (st_k, st_r) = st_rest.split_at(kk);
+    // `end_terms`: p, w, k, g and Gᵀμ from one body, `Gᵀμ` as `constraint_reaction` forms it
+    // (symbolically with the sparse saddle factorization, else as `Gᵀ` times `μ`). The
+    // reaction's nodes are made last: the nodes above keep the ids they had without them.
+    let m = d.w.len();
+    let vec_m = quote!(#na::SVector<f64, #m>);
+    let end_fn = {
+        let sparse = saddle_plan(model, d).is_some();
+        let reaction_g = if sparse {
+            holonomic_reaction(model, d)
+        } else {
+            Vec::new()
+        };
+        let ar = &model.arena;
+        let gq_entries: Vec<(usize, usize, Id)> = if sparse {
+            Vec::new()
+        } else {
+            (0..m)
+                .flat_map(|r| (0..n).map(move |c| (r, c)))
+                .map(|(r, c)| (r, c, d.gq[r][c]))
+                .filter(|&(_, _, id)| ar.as_const(id) != Some(0.0))
+                .collect()
+        };
+        let ids: Vec<Id> =
+            d.p.iter()
+                .chain(&d.w)
+                .chain(&k_ids)
+                .chain(&d.g)
+                .copied()
+                .chain(reaction_g.iter().copied())
+                .chain(gq_entries.iter().map(|&(_, _, id)| id))
+                .collect();
+        let Body { lets, exprs } = body(model, &ids);
+        let (p, rest) = exprs.split_at(n);
+        let (w, rest) = rest.split_at(m);
+        let (k, rest) = rest.split_at(kk);
+        let (g, rest) = rest.split_at(m);
+        let reaction = if sparse {
+            quote!(<#vec_n>::from([#(#rest),*]))
+        } else {
+            let (rows, cols): (Vec<usize>, Vec<usize>) =
+                gq_entries.iter().map(|&(r, c, _)| (r, c)).unzip();
+            quote!({
+                let mut gq = <#na::SMatrix<f64, #m, #n>>::zeros();
+                #( gq[(#rows, #cols)] = #rest; )*
+                gq.tr_mul(mu)
+            })
+        };
+        quote! {
+            #[inline]
+            fn end_terms(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_m) -> (#vec_n, #vec_m, #vec_k, #vec_m, #vec_n) {
+                #lets
+                (
+                    <#vec_n>::from([#(#p),*]),
+                    <#vec_m>::from([#(#w),*]),
+                    <#vec_k>::from([#(#k),*]),
+                    <#vec_m>::from([#(#g),*]),
+                    #reaction,
+                )
+            }
+        }
+    };
+    // `(k, k_v)`, for `nonholonomic_velocity_jacobian` (the coupled step's start).
+    let kv_body = {
+        let mut targets: Vec<(TokenStream, Id)> = k_ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (quote!(k[#i]), id))
+            .collect();
+        for (r, row) in kv.iter().enumerate() {
+            for (c, &id) in row.iter().enumerate() {
+                targets.push((quote!(kv[(#r, #c)]), id));
+            }
+        }
+        let ids: Vec<Id> = targets.iter().map(|(_, id)| *id).collect();
+        let Body { lets, exprs } = body(model, &ids);
+        let assigns = assignments(&model.arena, &targets, &exprs);
+        quote! {
+            #lets
+            let mut k = <#vec_k>::zeros();
+            let mut kv = <#na::SMatrix<f64, #kk, #n>>::zeros();
+            #assigns
+            (k, kv)
+        }
+    };
     let k_body = {
         let Body { lets, exprs } = body(model, &k_ids);
         quote! {
@@ -958,6 +1071,21 @@ fn emit_nonholonomic(model: &mut Model) -> TokenStream {
             #kr_lets
             (<#vec_k>::from([#(#kr_k),*]), <#vec_n>::from([#(#kr_r),*]))
         }
+        #[inline]
+        fn nonholonomic_velocity_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_k, #na::SMatrix<f64, #kk, #n>) {
+            #kv_body
+        }
+        #[inline]
+        fn stage_terms(&self, t: f64, q: &#vec_n, v: &#vec_n, mu: &#vec_k) -> (#vec_n, #vec_n, #vec_k, #vec_n) {
+            #st_lets
+            (
+                <#vec_n>::from([#(#st_p),*]),
+                <#vec_n>::from([#(#st_f),*]),
+                <#vec_k>::from([#(#st_k),*]),
+                <#vec_n>::from([#(#st_r),*]),
+            )
+        }
+        #end_fn
     }
 }
 

@@ -5,6 +5,9 @@
 //! model where every block is nonzero and depends on the state: a position-dependent mass
 //! matrix, a gyroscopic (magnetic) term coupling v and q, explicit time dependence. And the
 //! macro's `CONSTANT_MASS` verdict, which lets a step skip the mass matrix at its end point.
+//! And the fused evaluations of the coupled step (`Lagrangian::stage_terms`,
+//! `Lagrangian::end_terms`, `Lagrangian::nonholonomic_velocity_jacobian`) against the separate
+//! ones, on a nonholonomic model.
 
 use spark::nalgebra::SVector;
 use spark::Lagrangian;
@@ -137,4 +140,49 @@ fn reduced_evaluations_equal_the_full_ones() {
         worst = worst.max((sys.momentum(t, &q, &v) - full.p).amax());
     }
     assert!(worst < 1e-14, "largest difference {worst:e}");
+}
+
+spark::mechanics! {
+    /// A skate on a tilted, rotating plane, held at unit distance from the origin: a
+    /// nonholonomic constraint and a holonomic one that share the sines and cosines of the
+    /// heading with the Lagrangian, a position-dependent potential, explicit time dependence.
+    struct TiltedSkate {
+        coordinates: [x, y, th],
+        velocities: [vx, vy, w],
+        parameters: [m = 1.3, j = 0.4, g = 9.81, tilt = 0.3],
+        lagrangian: 0.5 * m * (vx.powi(2) + vy.powi(2)) + 0.5 * j * w.powi(2)
+            - m * g * tilt.sin() * (x * th.cos() + y * (0.2 * t).sin()),
+        holonomic: [x.powi(2) + y.powi(2) + 0.1 * th.sin() - 1.0],
+        nonholonomic: [vx * th.sin() - vy * th.cos() + 0.1 * t * w],
+    }
+}
+
+/// The fused evaluations of the coupled step (`Lagrangian::stage_terms`: p, f, k, k_vᵀν;
+/// `Lagrangian::end_terms`: p, w, k, g, Gᵀμ; `Lagrangian::nonholonomic_velocity_jacobian`: k,
+/// k_v), which `mechanics!` emits as one body each, equal the separate evaluations they stand
+/// for to the bit (the same expressions, shared).
+#[test]
+fn fused_evaluations_equal_the_separate_ones() {
+    let sys = TiltedSkate::default();
+    for k in 0..50 {
+        let s = k as f64;
+        let t = 0.1 * s;
+        let q = SVector::<f64, 3>::new((0.7 * s).sin(), (1.3 * s).cos(), 0.3 * s);
+        let v = SVector::<f64, 3>::new((0.4 * s).cos() - 0.5, (2.1 * s).sin(), 0.2 - 0.01 * s);
+        let nu = SVector::<f64, 1>::new((0.9 * s).sin());
+        let (p, f, kk, reaction) = sys.stage_terms(t, &q, &v, &nu);
+        assert_eq!((p, f), sys.momentum_force(t, &q, &v));
+        assert_eq!((kk, reaction), sys.nonholonomic_reaction(t, &q, &v, &nu));
+        let mu = SVector::<f64, 1>::new(0.7 - 0.1 * s);
+        let (p, w, kk, g, reaction) = sys.end_terms(t, &q, &v, &mu);
+        assert_eq!(p, sys.momentum(t, &q, &v));
+        assert_eq!(w, sys.hidden_constraint(t, &q, &v).0);
+        assert_eq!(kk, sys.nonholonomic_constraints(t, &q, &v));
+        assert_eq!((g, reaction), sys.constraint_reaction(t, &q, &mu));
+        let full = sys.nonholonomic_jacobian(t, &q, &v, &nu);
+        assert_eq!(
+            sys.nonholonomic_velocity_jacobian(t, &q, &v),
+            (full.k, full.kv)
+        );
+    }
 }

@@ -363,40 +363,49 @@ pub fn solve(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
     }
 }
 
-/// Inverts the `n × n` row-major matrix `a` into `inv` (`a` is overwritten) by Gauss-Jordan
-/// elimination with partial pivoting: `n³` operations against the `4n³/3` of [`factor`] and
-/// `n` [`solve`]s, and no division after each pivot's reciprocal. A pivot below
-/// `n · ε · max|a|` (or a non-finite entry) is reported as [`Singular`], as by [`factor`].
-/// For the few rows whose inverse a step applies at every iteration (the coupled step's
-/// nonholonomic Schur complement).
+/// Inverts the `n × n` row-major matrix `a` into `inv` (`a` is overwritten with scratch) by
+/// Gauss-Jordan elimination with partial pivoting, in place: `n³` operations against the
+/// `4n³/3` of [`factor`] and `n` [`solve`]s, and no division after each pivot's reciprocal. A
+/// pivot below `n · ε · max|a|` (or a non-finite entry) is reported as [`Singular`], as by
+/// [`factor`]. For the few rows whose inverse a step applies at every iteration (the coupled
+/// step's nonholonomic Schur complement).
+///
+/// In place, column `k` of `a` becomes a column of the inverse at pivot `k` (the column of
+/// `[A | I]`'s right half whose unit then stands in row `k`, updated by the same operations),
+/// and the row swaps are undone on the columns at the end: the values of `[A | I]` reduced to
+/// `[I | A⁻¹]` (up to the sign of zeros) with `n` instead of `n + (n − k)` entries per row and
+/// pivot. The row operations take the pivot row as its own slice, without bounds checks.
 pub(crate) fn invert(a: &mut [f64], inv: &mut [f64], n: usize) -> Result<(), Singular> {
     let (a, inv) = (&mut a[..n * n], &mut inv[..n * n]);
     let tiny = pivot_floor(a, n)?;
-    inv.fill(0.0);
-    for k in 0..n {
-        inv[k * n + k] = 1.0;
-    }
     for k in 0..n {
         let p = pivot(a, n, k, n - 1, tiny)?;
-        if p != k {
-            let (upper, lower) = inv.split_at_mut(p * n);
-            upper[k * n..(k + 1) * n].swap_with_slice(&mut lower[..n]);
-        }
-        let d = 1.0 / a[k * n + k];
-        for c in 0..n {
-            a[k * n + c] *= d;
-            inv[k * n + c] *= d;
-        }
-        for r in (0..n).filter(|&r| r != k) {
-            let f = a[r * n + k];
+        // The pivot rows, kept in `inv` (an integer below 2⁵³ as `f64`) until it is written.
+        inv[k] = p as f64;
+        let (above, rest) = a.split_at_mut(k * n);
+        let (row_k, below) = rest.split_at_mut(n);
+        let d = 1.0 / row_k[k];
+        row_k[k] = 1.0;
+        row_k.iter_mut().for_each(|x| *x *= d);
+        let row_k = &*row_k;
+        let eliminate = |row: &mut [f64]| {
+            let f = row[k];
+            row[k] = 0.0;
             if f != 0.0 {
-                for c in 0..n {
-                    a[r * n + c] -= f * a[k * n + c];
-                    inv[r * n + c] -= f * inv[k * n + c];
-                }
+                row.iter_mut().zip(row_k).for_each(|(x, &y)| *x -= f * y);
             }
+        };
+        above.chunks_exact_mut(n).for_each(eliminate);
+        below.chunks_exact_mut(n).for_each(eliminate);
+    }
+    // `a` is now `(P A)⁻¹ = A⁻¹ Pᵀ` with the swaps of `P` in order: undo them on the columns.
+    for k in (0..n).rev() {
+        let p = inv[k] as usize;
+        if p != k {
+            a.chunks_exact_mut(n).for_each(|row| row.swap(k, p));
         }
     }
+    inv.copy_from_slice(a);
     Ok(())
 }
 

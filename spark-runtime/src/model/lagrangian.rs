@@ -316,6 +316,206 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
         (j.k, j.kv.tr_mul(psi))
     }
 
+    /// `(k, k_v)` at `(t, q, v)`: the nonholonomic constraints and their velocity Jacobian
+    /// (`K × N`), what the coupled step's start needs ([`Lagrangian::nonholonomic_jacobian`]
+    /// without `k_q` and the second derivatives). The default forms the rows of `k_v` as the
+    /// reactions [`Lagrangian::nonholonomic_reaction`] of the unit multipliers, one evaluation
+    /// per row; `mechanics!` emits one body for all of them.
+    ///
+    /// ```
+    /// # use spark_runtime::nalgebra::{SMatrix, SVector};
+    /// # use spark_runtime::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Model,
+    /// #     NonholonomicJacobian, VelocityConstraintJacobian};
+    /// # type V = SVector<f64, 3>;
+    /// /// A unit skate in the plane, `q = (x, y, θ)`: no sideways speed,
+    /// /// `k = ẋ sin θ − ẏ cos θ`.
+    /// struct Skate;
+    /// # impl Model for Skate {
+    /// #     fn first_non_finite_parameter(&self) -> Option<&'static str> { None }
+    /// # }
+    /// impl Lagrangian<3, 0, 1> for Skate {
+    ///     fn nonholonomic_jacobian(&self, _t: f64, q: &V, v: &V, _psi: &SVector<f64, 1>)
+    ///         -> NonholonomicJacobian<3, 1> {
+    ///         let (s, c) = q[2].sin_cos();
+    ///         NonholonomicJacobian {
+    ///             k: SVector::from([v[0] * s - v[1] * c]),
+    ///             kv: SMatrix::<f64, 1, 3>::new(s, -c, 0.0),
+    ///             ..Default::default() // k_q and the second derivatives, not needed here
+    ///         }
+    ///     }
+    ///     // …
+    /// #     fn nonholonomic_constraints(&self, t: f64, q: &V, v: &V) -> SVector<f64, 1> {
+    /// #         self.nonholonomic_jacobian(t, q, v, &SVector::zeros()).k
+    /// #     }
+    /// #     fn lagrangian(&self, _t: f64, _q: &V, v: &V) -> f64 { 0.5 * v.dot(v) }
+    /// #     fn momentum_force(&self, _t: f64, _q: &V, v: &V) -> (V, V) { (*v, V::zeros()) }
+    /// #     fn dynamics_jacobian(&self, _t: f64, _q: &V, v: &V) -> DynamicsJacobian<3> {
+    /// #         DynamicsJacobian { p: *v, lvv: SMatrix::identity(), ..Default::default() }
+    /// #     }
+    /// #     fn constraints(&self, _t: f64, _q: &V) -> SVector<f64, 0> { SVector::zeros() }
+    /// #     fn constraint_jacobian(&self, _t: f64, _q: &V, _mu: &SVector<f64, 0>)
+    /// #         -> ConstraintJacobian<3, 0> { Default::default() }
+    /// #     fn velocity_constraint_jacobian(&self, _t: f64, _q: &V, _v: &V)
+    /// #         -> VelocityConstraintJacobian<3, 0> { Default::default() }
+    /// }
+    /// let (q, v) = (V::new(0.0, 0.0, 0.5), V::new(1.0, 2.0, 0.0));
+    /// let (k, kv) = Skate.nonholonomic_velocity_jacobian(0.0, &q, &v);
+    /// assert_eq!(k, Skate.nonholonomic_constraints(0.0, &q, &v));
+    /// assert_eq!(kv * v, k); // k is linear in v
+    /// ```
+    fn nonholonomic_velocity_jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, K>, SMatrix<f64, K, N>) {
+        let mut kv = SMatrix::<f64, K, N>::zeros();
+        let mut k0 = SVector::<f64, K>::zeros();
+        for l in 0..K {
+            let mut unit = SVector::<f64, K>::zeros();
+            unit[l] = 1.0;
+            let (k, row) = self.nonholonomic_reaction(t, q, v, &unit);
+            k0 = k;
+            kv.set_row(l, &row.transpose());
+        }
+        (k0, kv)
+    }
+
+    /// `(p, f, k, k_vᵀ nu)` at one point `(t, q, v)`: [`Lagrangian::momentum_force`] and
+    /// [`Lagrangian::nonholonomic_reaction`] at once, what the coupled holonomic +
+    /// nonholonomic step's iterations evaluate at each stage. `mechanics!` emits one body for
+    /// the four, which computes their common subexpressions (the sines and cosines of the
+    /// coordinates, the velocities of the bodies) once; the default calls the two methods
+    /// (and, without nonholonomic constraints, returns `k = 0`, `k_vᵀ nu = 0`).
+    ///
+    /// ```
+    /// # use spark_runtime::nalgebra::{SMatrix, SVector};
+    /// # use spark_runtime::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Model,
+    /// #     VelocityConstraintJacobian};
+    /// # type V = SVector<f64, 2>;
+    /// /// A free unit point mass in the plane, no constraint.
+    /// struct Free;
+    /// # impl Model for Free {
+    /// #     fn first_non_finite_parameter(&self) -> Option<&'static str> { None }
+    /// # }
+    /// impl Lagrangian<2, 0> for Free {
+    ///     fn lagrangian(&self, _t: f64, _q: &V, v: &V) -> f64 { 0.5 * v.dot(v) }
+    ///     fn momentum_force(&self, _t: f64, _q: &V, v: &V) -> (V, V) { (*v, V::zeros()) }
+    ///     // …
+    /// #     fn dynamics_jacobian(&self, _t: f64, _q: &V, v: &V) -> DynamicsJacobian<2> {
+    /// #         DynamicsJacobian { p: *v, lvv: SMatrix::identity(), ..Default::default() }
+    /// #     }
+    /// #     fn constraints(&self, _t: f64, _q: &V) -> SVector<f64, 0> { SVector::zeros() }
+    /// #     fn constraint_jacobian(&self, _t: f64, _q: &V, _mu: &SVector<f64, 0>)
+    /// #         -> ConstraintJacobian<2, 0> { Default::default() }
+    /// #     fn velocity_constraint_jacobian(&self, _t: f64, _q: &V, _v: &V)
+    /// #         -> VelocityConstraintJacobian<2, 0> { Default::default() }
+    /// }
+    /// let (q, v) = (V::new(1.0, 2.0), V::new(3.0, 4.0));
+    /// // The default: the separate evaluations, no nonholonomic term.
+    /// let (p, f, k, reaction) = Free.stage_terms(0.0, &q, &v, &SVector::zeros());
+    /// assert_eq!((p, f), Free.momentum_force(0.0, &q, &v));
+    /// assert_eq!((k.len(), reaction), (0, V::zeros()));
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn stage_terms(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        nu: &SVector<f64, K>,
+    ) -> (
+        SVector<f64, N>,
+        SVector<f64, N>,
+        SVector<f64, K>,
+        SVector<f64, N>,
+    ) {
+        let (p, f) = self.momentum_force(t, q, v);
+        if K == 0 {
+            return (p, f, SVector::zeros(), SVector::zeros());
+        }
+        let (k, reaction) = self.nonholonomic_reaction(t, q, v, nu);
+        (p, f, k, reaction)
+    }
+
+    /// `(p, w, k, g, Gᵀ mu)` at one point `(t, q, v)`: the momentum [`Lagrangian::momentum`],
+    /// the hidden constraint `w = g_t + G v` ([`Lagrangian::hidden_constraint`]'s first part),
+    /// the nonholonomic constraints [`Lagrangian::nonholonomic_constraints`], and the
+    /// constraints with the reaction directions times `mu` ([`Lagrangian::constraint_reaction`])
+    /// at once: what the coupled step's iterations evaluate at the step's end point, which is
+    /// also the last Lobatto node of its tableaux. `mechanics!` emits one body for the five,
+    /// sharing their common subexpressions; the default calls the methods.
+    ///
+    /// ```
+    /// # use spark_runtime::nalgebra::{SMatrix, SVector};
+    /// # use spark_runtime::{ConstraintJacobian, DynamicsJacobian, Lagrangian, Model,
+    /// #     VelocityConstraintJacobian};
+    /// # type V = SVector<f64, 2>;
+    /// /// A unit point mass on a unit circle (`g = |q|² − 1`, `G = 2 qᵀ`, `w = 2 q·v`).
+    /// struct Ring;
+    /// # impl Model for Ring {
+    /// #     fn first_non_finite_parameter(&self) -> Option<&'static str> { None }
+    /// # }
+    /// impl Lagrangian<2, 1> for Ring {
+    ///     fn momentum_force(&self, _t: f64, _q: &V, v: &V) -> (V, V) { (*v, V::zeros()) }
+    ///     fn constraint_jacobian(&self, _t: f64, q: &V, mu: &SVector<f64, 1>)
+    ///         -> ConstraintJacobian<2, 1> {
+    ///         ConstraintJacobian {
+    ///             g: SVector::from([q.dot(q) - 1.0]),
+    ///             gq: (q * 2.0).transpose(),
+    ///             hess_mu: SMatrix::identity() * (2.0 * mu[0]),
+    ///         }
+    ///     }
+    ///     fn velocity_constraint_jacobian(&self, _t: f64, q: &V, v: &V)
+    ///         -> VelocityConstraintJacobian<2, 1> {
+    ///         VelocityConstraintJacobian {
+    ///             w: SVector::from([2.0 * q.dot(v)]),
+    ///             wq: (v * 2.0).transpose(),
+    ///             wv: (q * 2.0).transpose(),
+    ///         }
+    ///     }
+    ///     // …
+    /// #     fn lagrangian(&self, _t: f64, _q: &V, v: &V) -> f64 { 0.5 * v.dot(v) }
+    /// #     fn dynamics_jacobian(&self, _t: f64, _q: &V, v: &V) -> DynamicsJacobian<2> {
+    /// #         DynamicsJacobian { p: *v, lvv: SMatrix::identity(), ..Default::default() }
+    /// #     }
+    /// #     fn constraints(&self, _t: f64, q: &V) -> SVector<f64, 1> {
+    /// #         SVector::from([q.dot(q) - 1.0])
+    /// #     }
+    /// }
+    /// let (q, v) = (V::new(1.0, 0.0), V::new(0.5, 2.0));
+    /// let (p, w, k, g, reaction) = Ring.end_terms(0.0, &q, &v, &SVector::from([0.25]));
+    /// assert_eq!((p, w[0], k.len(), g[0]), (v, 1.0, 0, 0.0));
+    /// assert_eq!(reaction, V::new(0.5, 0.0));
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn end_terms(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        mu: &SVector<f64, M>,
+    ) -> (
+        SVector<f64, N>,
+        SVector<f64, M>,
+        SVector<f64, K>,
+        SVector<f64, M>,
+        SVector<f64, N>,
+    ) {
+        let p = self.momentum(t, q, v);
+        let k = if K == 0 {
+            SVector::zeros()
+        } else {
+            self.nonholonomic_constraints(t, q, v)
+        };
+        if M == 0 {
+            return (p, SVector::zeros(), k, SVector::zeros(), SVector::zeros());
+        }
+        let w = self.hidden_constraint(t, q, v).0;
+        let (g, reaction) = self.constraint_reaction(t, q, mu);
+        (p, w, k, g, reaction)
+    }
+
     /// Factors the simplified Newton matrix's blocks into `store`: the mass matrix
     /// `L = ∂²L/∂v²` at `mass_at = (t, q, v)`, the constraint Jacobian `G` at `g_at = (t, q)`,
     /// and the Schur complement `G L⁻¹ Gᵀ`. `false` when a pivot is not positive and finite

@@ -3,9 +3,10 @@
 //! and `G L⁻¹ Gᵀ` and the `S K`-square nonholonomic Schur complement, in place of the dense
 //! exact matrix of its `2S·N + (S+1)·M + S·K` equations, which stays the fallback.
 //!
-//! The iterations evaluate what the residual needs and no Jacobian: momenta and forces and
-//! `K_jᵀ ν_j` at the Gauss stages; momenta, `g`, `G̃_jᵀ μ_j` and `k` at the Lobatto nodes; the
-//! hidden constraint at the end.
+//! The iterations evaluate what the residual needs and no Jacobian, each point's terms from
+//! one fused evaluation: momenta, forces and `K_jᵀ ν_j` at the Gauss stages
+//! ([`Lagrangian::stage_terms`]); momenta, `g`, `G̃_jᵀ μ_j` and `k` at the Lobatto nodes and
+//! the hidden constraint at the last, the end point ([`Lagrangian::end_terms`]).
 
 // The loops index stages and blocks the way the thesis writes its subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -87,23 +88,20 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             // Gauss stage i: momentum, force and the nonholonomic reaction.
             let ti = t0 + tab.c[i] * h;
             let qi = combine(&tab.a[i]);
-            let (p, f) = sys.momentum_force(ti, &qi, &vs[i]);
+            let (p, f, _, reaction) = sys.stage_terms(ti, &qi, &vs[i], &it.nu[i]);
             r.x.stages[i] = p - start.p0;
             forces[i] = f;
-            if K > 0 {
-                nh_reactions[i] = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]).1;
-            }
-            // Lobatto node i + 1: momentum, g and the holonomic reaction, k.
+            nh_reactions[i] = reaction;
+            // Lobatto node i + 1: momentum, g and the holonomic reaction, k (and the hidden
+            // constraint, E4's row at the last node, the end point).
             let (tl, ql, vl) = (t0 + tab.c_lob[i] * h, combine(&tab.a_bar[i]), &it.x.ends[i]);
-            r.x.ends[i] = sys.momentum(tl, &ql, vl) - start.p0;
-            let (g, react) = sys.constraint_reaction(tl, &ql, &it.mu.rest[i]);
+            let (p, w, k, g, react) = sys.end_terms(tl, &ql, vl, &it.mu.rest[i]);
+            r.x.ends[i] = p - start.p0;
             r.mu.rest[i] = g / h;
             reactions[i] = react;
-            if K > 0 {
-                r.nu[i] = sys.nonholonomic_constraints(tl, &ql, vl);
-            }
+            r.nu[i] = k;
             if i + 1 == S {
-                r.mu.first = sys.hidden_constraint(tl, &ql, vl).0;
+                r.mu.first = w;
             }
         }
         let rows = (0..S)

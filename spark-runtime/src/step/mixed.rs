@@ -535,7 +535,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
 
     /// The residuals of E1-E6 at the iterate `it`, block by block (rows as [`Blocks`] says),
     /// from what the iterations evaluate: momenta and forces, `g` and `G̃ᵀμ` at the Lobatto
-    /// nodes, the hidden constraint and `k` at the end, `k` and `k_vᵀν` at the stages.
+    /// nodes, the hidden constraint and `k` at the end, `k` and `k_vᵀν` at the stages (each
+    /// point's terms from one fused evaluation, [`Lagrangian::stage_terms`] and
+    /// [`Lagrangian::end_terms`]).
     fn coupled_residual<const S: usize>(
         &self,
         tab: &SparkTableau<S>,
@@ -565,17 +567,34 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         for i in 0..S {
             let ti = t0 + tab.c[i] * h;
             let qi = combine(&tab.a[i]);
-            let (p, f) = sys.momentum_force(ti, &qi, &vs[i]);
+            // Momentum, force, k and k_vᵀν from one evaluation.
+            let (p, f, k, reaction) = sys.stage_terms(ti, &qi, &vs[i], &it.nu[i]);
             r.x.stages[i] = p - start.p0;
             forces[i] = f;
-            if K > 0 {
-                (ks[i], nh_reactions[i]) = sys.nonholonomic_reaction(ti, &qi, &vs[i], &it.nu[i]);
-            }
+            (ks[i], nh_reactions[i]) = (k, reaction);
         }
-        r.x.ends[0] = sys.momentum(t1, &q1, v1) - start.p0;
-        // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
+        // Momentum, hidden constraint and k at the end point from one evaluation, with g and
+        // G̃ᵀμ of the last Lobatto node where it is the end point (`c̃ = 1`, `ā = b`: the
+        // Gauss-Lobatto and Lobatto tableaux), the same values as evaluated there.
+        let last = st.wrapping_sub(1);
+        let at_end = st > 0 && tab.c_lob[last] == 1.0 && tab.a_bar[last] == tab.b;
         let mut reactions = [zero_n; S];
+        let end_mu = if at_end {
+            it.mu.rest[last]
+        } else {
+            SVector::zeros()
+        };
+        let (p1, w1, k1, g1, reaction1) = sys.end_terms(t1, &q1, v1, &end_mu);
+        if at_end {
+            r.mu.rest[last] = g1 / h;
+            reactions[last] = reaction1;
+        }
+        r.x.ends[0] = p1 - start.p0;
+        // Lobatto nodes 1..s̃: E3 and the reactions G̃_jᵀ μ_j.
         for j in 0..S {
+            if at_end && j == last {
+                continue;
+            }
             if j < st {
                 let (g, react) = sys.constraint_reaction(
                     t0 + tab.c_lob[j] * h,
@@ -601,9 +620,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         }
         momentum_row(&mut r.x.ends[0], &MomentumWeights::spark_end(tab));
         // E4, E5, E6.
-        r.mu.first = sys.hidden_constraint(t1, &q1, v1).0;
+        r.mu.first = w1;
         if K > 0 {
-            r.nu[0] = sys.nonholonomic_constraints(t1, &q1, v1);
+            r.nu[0] = k1;
             for i in 1..S {
                 let mut s = SVector::<f64, K>::zeros();
                 for j in 0..S {

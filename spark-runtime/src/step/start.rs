@@ -10,7 +10,7 @@ use crate::model::{Lagrangian, Odae, State};
 use crate::step::gradient::Gradient;
 use crate::step::Problem;
 
-/// `k(t, q, v)` and the rows of `K_v = k_v(t, q, v)`, as the reactions of unit multipliers:
+/// `k(t, q, v)` and `K_v = k_v(t, q, v)` ([`Lagrangian::nonholonomic_velocity_jacobian`]):
 /// the model's `nonholonomic_jacobian` would form its two `N × N` second-derivative blocks
 /// (14 kB of stack for the 10-mass chain) for nothing.
 pub(crate) fn nonholonomic_rows<
@@ -24,16 +24,7 @@ pub(crate) fn nonholonomic_rows<
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> (SVector<f64, K>, SMatrix<f64, K, N>) {
-    let mut kv = SMatrix::<f64, K, N>::zeros();
-    let mut k0 = SVector::<f64, K>::zeros();
-    for l in 0..K {
-        let mut unit = SVector::<f64, K>::zeros();
-        unit[l] = 1.0;
-        let (k, row) = sys.nonholonomic_reaction(t, q, v, &unit);
-        k0 = k;
-        kv.set_row(l, &row.transpose());
-    }
-    (k0, kv)
+    sys.nonholonomic_velocity_jacobian(t, q, v)
 }
 
 /// Consistency of a state: constraint violations turned into a distance and a speed.
