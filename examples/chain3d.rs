@@ -13,7 +13,7 @@
 //! robot's `LobattoIIIABIndex2<3>` step (paper 002's method).
 //!
 //! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
-//! `bicycle`, `diff_drive`): 1000 steps of that model from the timed runs' start, untimed, for
+//! `bicycle`, `diff_drive`, `diff_drive_index2`): 1000 steps of that model from the timed runs' start, untimed, for
 //! a profiler, e.g. `valgrind --tool=callgrind`, whose instruction counts do not depend on the
 //! machine's load (`docs/performance.md`); prints the iterations per step and a digest of the
 //! final state's bits (equal digests: bit-identical trajectories). `-- steps MODEL R` repeats
@@ -164,12 +164,13 @@ fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
 }
 
 /// `repeats` times 1000 steps (runs of 100 from `s0`) of `sim`, for a profiler.
-fn profile_steps<Sys, const D: usize, const M: usize, const K: usize>(
-    mut sim: Integrator<Sys, GaussLobatto<2>>,
+fn profile_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    mut sim: Integrator<Sys, Meth>,
     s0: State<D>,
     repeats: usize,
 ) where
     Sys: Lagrangian<D, M, K>,
+    Meth: Method,
 {
     let mut iterations = 0;
     let mut s = s0;
@@ -215,6 +216,10 @@ fn profile(name: &str, repeats: usize) {
         }
         "diff_drive" => {
             let (sim, s) = diff_drive::<GaussLobatto<2>>();
+            profile_steps(sim, s, repeats);
+        }
+        "diff_drive_index2" => {
+            let (sim, s) = diff_drive::<LobattoIIIABIndex2<3>>();
             profile_steps(sim, s, repeats);
         }
         other => panic!("unknown model {other:?}: see the module's doc"),
