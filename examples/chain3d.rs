@@ -14,7 +14,8 @@
 //! nonholonomic chains and of the robot.
 //!
 //! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
-//! `bicycle`, `diff_drive`; `emprk5`, `emprk10`, `diff_drive_emprk` for `Emprk<2>`): 1000 steps of that model from the timed runs' start, untimed, for
+//! `bicycle`, `diff_drive`, `diff_drive_index2` (the robot's `LobattoIIIABIndex2<3>` step);
+//! `emprk5`, `emprk10`, `diff_drive_emprk` for `Emprk<2>`): 1000 steps of that model from the timed runs' start, untimed, for
 //! a profiler, e.g. `valgrind --tool=callgrind`, whose instruction counts do not depend on the
 //! machine's load (`docs/performance.md`); prints the iterations per step and a digest of the
 //! final state's bits (equal digests: bit-identical trajectories). `-- steps MODEL R` repeats
@@ -232,6 +233,10 @@ fn profile(name: &str, repeats: usize) {
         }
         "diff_drive" => {
             let (sim, s) = diff_drive::<GaussLobatto<2>>();
+            profile_steps(sim, s, repeats);
+        }
+        "diff_drive_index2" => {
+            let (sim, s) = diff_drive::<LobattoIIIABIndex2<3>>();
             profile_steps(sim, s, repeats);
         }
         other => panic!("unknown model {other:?}: see the module's doc"),

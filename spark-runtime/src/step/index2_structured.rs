@@ -184,20 +184,22 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 q
             });
             let (mut r1, mut g) = ([zero_n; S], [zero_n; S]);
+            // Momentum, force and k_vᵀψ at each stage from one evaluation
+            // (`Lagrangian::stage_terms`); momentum and k at `W_i` too (`end_terms`, whose
+            // holonomic parts are empty here: `M = 0`).
             for j in 0..S {
-                let (p, f) = sys.momentum_force(ts[j], &qs[j], &x.vs[j]);
+                let (p, f, _, reaction) = sys.stage_terms(ts[j], &qs[j], &x.vs[j], &x.mus[j]);
                 r1[j] = start.p0 - p;
                 g[j] = f * h;
                 if K > 0 {
-                    g[j] -= sys
-                        .nonholonomic_reaction(ts[j], &qs[j], &x.vs[j], &x.mus[j])
-                        .1;
+                    g[j] -= reaction;
                 }
             }
             let (mut r2, mut r3) = ([zero_n; S], [SVector::<f64, K>::zeros(); S]);
             for i in 1..S {
-                r2[i] = start.p0 - sys.momentum(ts[i], &qs[i], &x.ws[i]);
-                r3[i] = -sys.nonholonomic_constraints(ts[i], &qs[i], &x.ws[i]);
+                let (p, _, k, _, _) = sys.end_terms(ts[i], &qs[i], &x.ws[i], &SVector::zeros());
+                r2[i] = start.p0 - p;
+                r3[i] = -k;
             }
             for i in 0..S {
                 for j in 0..S {
