@@ -10,19 +10,17 @@
 //! and the stack of one step, for N = 5, 10, 20 and for N = 5, 10 with a nonholonomic
 //! constraint on the last mass; then the GL2 step of the bicycle
 //! (`models/bicycle.rs`) and of the differential-drive robot (`models/diff_drive.rs`), and the
-//! robot's `LobattoIIIABIndex2<3>` step (paper 002's method); then the `Emprk<2>` step of the
-//! nonholonomic chains and of the robot.
+//! robot's `LobattoIIIABIndex2<3>` step (paper 002's method). EMPRK: `examples/chain3d_emprk.rs`.
 //!
 //! With `-- steps MODEL` (`chain5`, `chain10`, `chain20`, `nonholonomic5`, `nonholonomic10`,
-//! `bicycle`, `diff_drive`, `diff_drive_index2` (the robot's `LobattoIIIABIndex2<3>` step);
-//! `emprk5`, `emprk10`, `diff_drive_emprk` for `Emprk<2>`): 1000 steps of that model from the timed runs' start, untimed, for
+//! `bicycle`, `diff_drive`, `diff_drive_index2` (the robot's `LobattoIIIABIndex2<3>` step)): 1000 steps of that model from the timed runs' start, untimed, for
 //! a profiler, e.g. `valgrind --tool=callgrind`, whose instruction counts do not depend on the
 //! machine's load (`docs/performance.md`); prints the iterations per step and a digest of the
 //! final state's bits (equal digests: bit-identical trajectories). `-- steps MODEL R` repeats
 //! those 1000 steps R times (for a sampling profiler such as `perf record`).
 
 use spark::{
-    Emprk, GaussLobatto, Inputs, Integrator, Lagrangian, LobattoIIIABIndex2, Method, Options, State,
+    GaussLobatto, Inputs, Integrator, Lagrangian, LobattoIIIABIndex2, Method, Options, State,
 };
 use std::hint::black_box;
 use std::time::Instant;
@@ -38,25 +36,13 @@ include!("models/bicycle.rs");
 
 include!("models/diff_drive.rs");
 
+include!("models/chain3d_harness.rs");
+
 chain!(Chain5, 5);
 chain!(Chain10, 10);
 chain!(Chain20, 20);
 chain!(Chain40, 40);
 chain!(Chain80, 80);
-
-/// Links at angle 0.6 rad from the vertical, turning about z link by link, at rest.
-fn start<const D: usize>(n: usize) -> State<D> {
-    let mut q = [0.0; D];
-    let (mut x, mut y, mut z) = (0.0, 0.0, 0.0);
-    for i in 0..n {
-        let a = 0.3 * i as f64;
-        x += 0.6f64.sin() * a.cos();
-        y += 0.6f64.sin() * a.sin();
-        z -= 0.6f64.cos();
-        (q[i], q[n + i], q[2 * n + i]) = (x, y, z);
-    }
-    State::new(0.0, q, [0.0; D])
-}
 
 /// Runs the chain; returns its best time per step (µs) and its stack per step (bytes).
 fn run<Sys, const D: usize, const M: usize>(name: &str, n: usize, sys: Sys) -> (f64, usize)
@@ -92,118 +78,6 @@ where
 chain!(NonholonomicChain5, 5, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
 chain!(NonholonomicChain10, 10, nonholonomic: [x[N - 1] * vy[N - 1] - y[N - 1] * vx[N - 1]],);
 
-/// Runs of 100 calls each timing takes the best of.
-const RUNS: u32 = 25;
-
-/// Times `step` and `step_with_jacobian` of the method `Meth` (labelled `label` after the
-/// model's kind) on the chain from the same state (µs per call).
-fn jacobian<Sys, Meth, const D: usize, const M: usize, const K: usize>(
-    n: usize,
-    sys: Sys,
-    (_, label): (Meth, &str),
-) where
-    Sys: Lagrangian<D, M, K> + Inputs<D, 0>,
-    Meth: Method,
-{
-    // The Jacobian's frames grow with D² (about 3.4 MB at N = 20): this thread has 16 MiB.
-    let options = Options {
-        jacobian_stack_limit: 12 << 20,
-        ..Options::default()
-    };
-    let mut sim = Integrator::<Sys, Meth>::new(sys, 0.01)
-        .expect("valid h")
-        .with_options(options);
-    let mut s0: State<D> = start(n);
-    sim.project(&mut s0).expect("consistent start");
-    let (mut step, mut with) = (f64::INFINITY, f64::INFINITY);
-    let mut iterations = 0;
-    for _ in 0..RUNS {
-        let mut s = s0;
-        let t0 = cpu_seconds();
-        for _ in 0..100 {
-            sim.step(black_box(&mut s)).expect("step");
-            iterations += sim.last_step_stats().stage_iterations;
-        }
-        step = step.min((cpu_seconds() - t0) * 1e4);
-        let mut s = s0;
-        let t0 = cpu_seconds();
-        for _ in 0..100 {
-            black_box(sim.step_with_jacobian(black_box(&mut s)).expect("step"));
-        }
-        with = with.min((cpu_seconds() - t0) * 1e4);
-    }
-    let kind = if K > 0 {
-        format!(", nonholonomic{label}")
-    } else {
-        String::new()
-    };
-    let mut s = s0;
-    let mut one_step = || sim.step(black_box(&mut s)).expect("step");
-    let stack = stack::measure(&mut one_step);
-    println!(
-        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs ({:.2} iterations), step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
-        f64::from(iterations) / (100.0 * f64::from(RUNS)),
-        with / step,
-        stack as f64 / 1024.0
-    );
-}
-
-/// Times `step` (best of `RUNS` runs of 100 steps, µs per step) along a trajectory from `s0`.
-fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
-    name: &str,
-    mut sim: Integrator<Sys, Meth>,
-    s0: State<D>,
-) where
-    Sys: Lagrangian<D, M, K>,
-    Meth: Method,
-{
-    let mut best = f64::INFINITY;
-    let mut iterations = 0;
-    for _ in 0..RUNS {
-        let mut s = s0;
-        let t0 = cpu_seconds();
-        for _ in 0..100 {
-            sim.step(black_box(&mut s)).expect("step");
-            iterations += sim.last_step_stats().stage_iterations;
-        }
-        best = best.min((cpu_seconds() - t0) * 1e4);
-    }
-    println!(
-        "{name}: step {best:6.2} µs ({:.2} iterations/step)",
-        f64::from(iterations) / (100.0 * f64::from(RUNS))
-    );
-}
-
-/// `repeats` times 1000 steps (runs of 100 from `s0`) of `sim`, for a profiler.
-fn profile_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
-    mut sim: Integrator<Sys, Meth>,
-    s0: State<D>,
-    repeats: usize,
-) where
-    Sys: Lagrangian<D, M, K>,
-    Meth: Method,
-{
-    let mut iterations = 0;
-    let mut s = s0;
-    for _ in 0..10 * repeats {
-        s = s0;
-        for _ in 0..100 {
-            sim.step(black_box(&mut s)).expect("step");
-            iterations += sim.last_step_stats().stage_iterations;
-        }
-    }
-    // A digest of the final state's bits: equal digests, bit-identical trajectories.
-    let digest =
-        s.q.iter()
-            .chain(s.v.iter())
-            .fold(0u64, |d, x| d.rotate_left(7) ^ x.to_bits());
-    println!(
-        "{} steps, {:.2} stage iterations/step, state digest {digest:016x}",
-        1000 * repeats,
-        f64::from(iterations) / (1000.0 * repeats as f64)
-    );
-}
-
 /// Runs [`profile_steps`] on the model `name` (see the module's doc).
 fn profile(name: &str, repeats: usize) {
     fn chain<Sys, Meth, const D: usize, const M: usize, const K: usize>(n: usize, repeats: usize)
@@ -221,12 +95,6 @@ fn profile(name: &str, repeats: usize) {
         "chain20" => chain::<Chain20, Gl2, 60, 20, 0>(20, repeats),
         "nonholonomic5" => chain::<NonholonomicChain5, Gl2, 15, 5, 1>(5, repeats),
         "nonholonomic10" => chain::<NonholonomicChain10, Gl2, 30, 10, 1>(10, repeats),
-        "emprk5" => chain::<NonholonomicChain5, Emprk<2>, 15, 5, 1>(5, repeats),
-        "emprk10" => chain::<NonholonomicChain10, Emprk<2>, 30, 10, 1>(10, repeats),
-        "diff_drive_emprk" => {
-            let (sim, s) = diff_drive::<Emprk<2>>();
-            profile_steps(sim, s, repeats);
-        }
         "bicycle" => {
             let (sim, s) = bicycle();
             profile_steps(sim, s, repeats);
@@ -243,21 +111,6 @@ fn profile(name: &str, repeats: usize) {
     }
 }
 
-/// The chain of `n` masses' integrator with the method `Meth`, h = 0.01, and its start:
-/// [`start`] projected onto the constraints.
-fn chain_start<Sys, Meth, const D: usize, const M: usize, const K: usize>(
-    n: usize,
-) -> (Integrator<Sys, Meth>, State<D>)
-where
-    Sys: Lagrangian<D, M, K> + Default,
-    Meth: Method,
-{
-    let sim = Integrator::<Sys, Meth>::new(Sys::default(), 0.01).expect("valid h");
-    let mut s0: State<D> = start(n);
-    sim.project(&mut s0).expect("consistent start");
-    (sim, s0)
-}
-
 /// The bicycle's integrator and start (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s).
 fn bicycle() -> (Integrator<Bicycle, GaussLobatto<2>>, State<8>) {
     let p = Bicycle::default();
@@ -266,17 +119,6 @@ fn bicycle() -> (Integrator<Bicycle, GaussLobatto<2>>, State<8>) {
     s.v[3] = 0.5;
     sim.project(&mut s).expect("consistent start");
     (sim, s)
-}
-
-/// The robot's integrator with the method `Meth` and its start (h = 0.01, torques 0.05 and 0.03
-/// N m, 0.5 m/s).
-fn diff_drive<Meth: Method>() -> (Integrator<DiffDrive, Meth>, State<5>) {
-    let mut robot = DiffDrive::default();
-    (robot.tr, robot.tl) = (0.05, 0.03);
-    let r = robot.r;
-    let sim = Integrator::<DiffDrive, Meth>::new(robot, 0.01).expect("valid h");
-    let v = 0.5;
-    (sim, State::new(0.0, [0.0; 5], [v, 0.0, 0.0, v / r, v / r]))
 }
 
 /// The bicycle (GL2, h = 0.01, 4 m/s with lean rate 0.5 rad/s, as the example's ride) and the
@@ -289,16 +131,6 @@ fn vehicles() {
     time_steps("diff drive GL2, h = 0.01", sim, s);
     let (sim, s) = diff_drive::<LobattoIIIABIndex2<3>>();
     time_steps("diff drive LobattoIIIABIndex2<3>, h = 0.01", sim, s);
-}
-
-/// The `Emprk<2>` step (h = 0.01) of the nonholonomic chains and of the robot.
-fn emprk_steps() {
-    let (sim, s) = chain_start::<NonholonomicChain5, Emprk<2>, 15, 5, 1>(5);
-    time_steps("nonholonomic chain of 5, Emprk<2>, h = 0.01", sim, s);
-    let (sim, s) = chain_start::<NonholonomicChain10, Emprk<2>, 30, 10, 1>(10);
-    time_steps("nonholonomic chain of 10, Emprk<2>, h = 0.01", sim, s);
-    let (sim, s) = diff_drive::<Emprk<2>>();
-    time_steps("diff drive Emprk<2>, h = 0.01", sim, s);
 }
 
 fn main() {
@@ -320,16 +152,12 @@ fn main() {
             .stack_size(4 * stack::DEPTH)
             .spawn(|| {
                 let gl2 = (GaussLobatto::<2>, "");
-                let emprk = (Emprk::<2>, ", Emprk<2>");
                 jacobian(5, Chain5::default(), gl2);
                 jacobian(10, Chain10::default(), gl2);
                 jacobian(20, Chain20::default(), gl2);
                 jacobian(5, NonholonomicChain5::default(), gl2);
                 jacobian(10, NonholonomicChain10::default(), gl2);
-                jacobian(5, NonholonomicChain5::default(), emprk);
-                jacobian(10, NonholonomicChain10::default(), emprk);
                 vehicles();
-                emprk_steps();
             })
             .expect("thread")
             .join()
