@@ -308,6 +308,22 @@ impl<const N: usize, const M: usize, const K: usize, const S: usize>
 /// at the column of the end velocity `own`, `h b_l ∂w/∂q` at the stage columns `l N`
 /// (`q1 = q0 + h Σ_l b_l V_l`).
 #[allow(clippy::too_many_arguments)]
+/// `q0 + h Σ_j coef_j V_j`: the positions at a stage, a Lobatto node or the end point, from the
+/// stage velocities `vs` and that point's row `coef` of the tableau (what the structured
+/// iterations and their end-point checks evaluate the model at).
+pub(crate) fn stage_position<const N: usize, const S: usize>(
+    q0: &SVector<f64, N>,
+    h: f64,
+    coef: &[f64; S],
+    vs: &[SVector<f64, N>; S],
+) -> SVector<f64, N> {
+    let mut q = *q0;
+    for j in 0..S {
+        q.axpy(h * coef[j], &vs[j], 1.0);
+    }
+    q
+}
+
 pub(crate) fn add_hidden_constraint_row<const N: usize, const M: usize, const S: usize>(
     jm: &mut [f64],
     len: usize,

@@ -11,6 +11,7 @@ use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit};
 use crate::linalg::newton::{Monitor, Verdict, ILL_CONDITIONED};
 use crate::linalg::vector::max_abs;
 use crate::model::Lagrangian;
+use crate::step::assembly::stage_position;
 use crate::step::coupled_matrix::{Blocks, CoupledBlocks, CoupledMatrix};
 use crate::step::coupled_motion::CoupledStart;
 use crate::step::coupled_scheme::{Scheme, Velocities};
@@ -156,10 +157,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
     ) -> bool {
         let (sys, h, state) = (self.sys, self.h, self.state);
         let (t1, v1) = (state.t + h, it.x.v1());
-        let mut q1 = state.q;
-        for j in 0..S {
-            q1.axpy(h * tab.b[j], &it.x.stages[j], 1.0);
-        }
+        let q1 = stage_position(&state.q, h, &tab.b, &it.x.stages);
         let (g, w) = (
             sys.constraints(t1, &q1),
             sys.hidden_constraint(t1, &q1, v1).0,

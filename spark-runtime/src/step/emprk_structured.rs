@@ -16,6 +16,7 @@ use nalgebra::SVector;
 use crate::error::Error;
 use crate::linalg::layout::{flat, zeros, Layout};
 use crate::model::Lagrangian;
+use crate::step::assembly::stage_position;
 use crate::step::coupled_matrix::{Blocks, CoupledBlocks};
 use crate::step::coupled_motion::CoupledStart;
 use crate::step::coupled_scheme::Scheme;
@@ -72,13 +73,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let tab = &et.spark;
         let (t0, q0) = (start.t0, start.q0);
         let vs = &it.x.stages;
-        let combine = |coef: &[f64; S]| {
-            let mut q = q0;
-            for j in 0..S {
-                q.axpy(h * coef[j], &vs[j], 1.0);
-            }
-            q
-        };
+        let combine = |coef: &[f64; S]| stage_position(&q0, h, coef, vs);
         let start_reaction = start.gq0.tr_mul(&it.mu.first);
         let zero_n = SVector::<f64, N>::zeros();
         let mut forces = [zero_n; S];

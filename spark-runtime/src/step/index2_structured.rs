@@ -30,6 +30,7 @@ use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit};
 use crate::linalg::newton::{Monitor, Verdict, ILL_CONDITIONED};
 use crate::linalg::vector::{max_abs, row_norm};
 use crate::model::Lagrangian;
+use crate::step::assembly::stage_position;
 use crate::step::coupled_matrix::CoupledBlocks;
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SaddleOps, SparseSaddle};
@@ -176,13 +177,8 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let zero_n = SVector::<f64, N>::zeros();
         loop {
             // The negated residuals of E1-E3.
-            let qs: [SVector<f64, N>; S] = core::array::from_fn(|i| {
-                let mut q = q0;
-                for j in 0..S {
-                    q.axpy(h * tab.a[i][j], &x.vs[j], 1.0);
-                }
-                q
-            });
+            let qs: [SVector<f64, N>; S] =
+                core::array::from_fn(|i| stage_position(&q0, h, &tab.a[i], &x.vs));
             let (mut r1, mut g) = ([zero_n; S], [zero_n; S]);
             // Momentum, force and k_vᵀψ at each stage from one evaluation
             // (`Lagrangian::stage_terms`); momentum and k at `W_i` too (`end_terms`, whose
@@ -268,10 +264,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         kv: &SMatrix<f64, K, N>,
     ) -> bool {
         let (sys, h, state) = (self.sys, self.h, self.state);
-        let mut q1 = state.q;
-        for j in 0..S {
-            q1.axpy(h * tab.b[j], &x.vs[j], 1.0);
-        }
+        let q1 = stage_position(&state.q, h, &tab.b, &x.vs);
         let v1 = &x.ws[S - 1];
         let k = sys.nonholonomic_constraints(state.t + h, &q1, v1);
         let tol = self.options.consistency_tolerance * (1.0 + max_abs(v1));

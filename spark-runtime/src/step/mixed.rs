@@ -46,7 +46,8 @@ use crate::model::blocks::{ConstraintJacobian, DynamicsJacobian, NonholonomicJac
 use crate::model::{Lagrangian, State};
 use crate::options::{Options, StepStats};
 use crate::step::assembly::{
-    add_hidden_constraint_row, MomentumWeights, ReactionColumns, StageEvaluations, ZeroBlocks,
+    add_hidden_constraint_row, stage_position, MomentumWeights, ReactionColumns, StageEvaluations,
+    ZeroBlocks,
 };
 pub use crate::step::coupled_layout::system_len;
 use crate::step::coupled_layout::{moment_weight, MixedLayout, Offsets};
@@ -550,13 +551,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let st = tab.s_tilde;
         let vs = &it.x.stages;
         let v1 = it.x.v1();
-        let combine = |coef: &[f64; S]| {
-            let mut q = q0;
-            for j in 0..S {
-                q.axpy(h * coef[j], &vs[j], 1.0);
-            }
-            q
-        };
+        let combine = |coef: &[f64; S]| stage_position(&q0, h, coef, vs);
         let (t1, q1) = (t0 + h, combine(&tab.b));
         // −p0 + the start reaction, shared by every momentum row up to its weight.
         let start_reaction = start.gq0.tr_mul(&it.mu.first);
