@@ -50,7 +50,7 @@ use nalgebra::SVector;
 
 use crate::error::Error;
 use crate::linalg::dense_newton::{self, add_block, DenseProblem};
-use crate::linalg::layout::{flat, Arr, Layout};
+use crate::linalg::layout::{flat, Layout};
 use crate::linalg::layout::{flat_square, zero_square};
 use crate::linalg::lu;
 use crate::model::blocks::InputJacobian;
@@ -65,10 +65,9 @@ use crate::step::coupled_motion::CoupledStart;
 pub(crate) use crate::step::emprk_layout::EmprkLayout;
 use crate::step::emprk_layout::Offsets;
 use crate::step::jacobian::{
-    solve_sensitivities, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
-    CONSTANT_BLOCKS_BELOW,
+    solve_sensitivities, BandBuffers, Columns, MomentumRow, Sensitivity, StartTerms, StepJacobian,
 };
-use crate::step::ordering::{reorder_emprk, Couplings, ORDER_FROM};
+use crate::step::ordering::{reorder_emprk, Couplings};
 use crate::step::problem::Problem;
 use crate::step::stage_matrix::{DenseSaddle, SparseSaddle};
 use crate::step::start::StepStart;
@@ -533,22 +532,9 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         let pt: EmprkPoint<N, M, K, S> = self.emprk_point(et, start, x);
         // Large systems reordered to a band coordinate by coordinate and factored within
         // their rows' nonzero spans, as the SPARK step's Jacobian (`jacobian.rs`).
-        let banded = len >= CONSTANT_BLOCKS_BELOW;
-        let ordered = banded && len >= ORDER_FROM;
-        let (mut sbuf, mut obuf);
-        let spans: &mut [usize] = if banded {
-            sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
-            flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf)
-        } else {
-            &mut []
-        };
-        let order: &mut [usize] = if ordered {
-            obuf = <L<N, M, K, S> as Layout>::fill(0usize);
-            flat::<L<N, M, K, S>, usize>(&mut obuf)
-        } else {
-            &mut []
-        };
-        if ordered {
+        let mut band = BandBuffers::<L<N, M, K, S>>::new(len);
+        let (mut spans, mut order) = band.split();
+        if let Some(order) = order.as_deref_mut() {
             let couplings = Couplings::<N, M, K> {
                 gq0: &start.gq0,
                 nodes: &pt.cons,
@@ -556,7 +542,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             };
             reorder_emprk::<N, M, K, S>(jm, &couplings, order);
         }
-        let factored = if banded {
+        let factored = if let Some(spans) = spans.as_deref_mut() {
             lu::factor_banded(jm, perm, spans, len, len)
         } else {
             lu::factor_inline(jm, perm, len)
@@ -632,8 +618,8 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
                 h,
                 v1: O::<N, M, K, S>::vt(S - 1),
                 leading: len,
-                order: ordered.then_some(&*order),
-                spans: banded.then_some(&*spans),
+                order: order.as_deref(),
+                spans: spans.as_deref(),
             },
         );
         if !jacobian.is_finite() {

@@ -167,7 +167,6 @@ where
         // holonomic system's stage block (from `ORDER_FROM` unknowns on) or of the whole
         // coupled system, in place. (`banded` is a constant: small systems compile without
         // these buffers and this path.)
-        let banded = len >= CONSTANT_BLOCKS_BELOW;
         // Holonomic steps: the matrix is block lower triangular as assembled (see `Offsets`),
         // and its two diagonal blocks are factored alone (about 3x less work at S = 2).
         let leading = if K == 0 {
@@ -175,21 +174,9 @@ where
         } else {
             len
         };
-        let ordered = banded && leading >= ORDER_FROM;
-        let (mut sbuf, mut obuf);
-        let spans: &mut [usize] = if banded {
-            sbuf = <Arr<L<N, M, K, S>, 4> as Layout>::fill(0usize);
-            flat::<Arr<L<N, M, K, S>, 4>, usize>(&mut sbuf)
-        } else {
-            &mut []
-        };
-        let order: &mut [usize] = if ordered {
-            obuf = <L<N, M, K, S> as Layout>::fill(0usize);
-            flat::<L<N, M, K, S>, usize>(&mut obuf)
-        } else {
-            &mut []
-        };
-        if ordered {
+        let mut band = BandBuffers::<L<N, M, K, S>>::new(leading);
+        let (mut spans, mut order) = band.split();
+        if let Some(order) = order.as_deref_mut() {
             let couplings = Couplings::<N, M, K> {
                 gq0: &start.gq0,
                 nodes: &pt.cons[..tab.s_tilde],
@@ -197,7 +184,7 @@ where
             };
             reorder::<N, M, K, S>(jm, &couplings, tab.s_tilde, order);
         }
-        let factored = if banded {
+        let factored = if let Some(spans) = spans.as_deref_mut() {
             lu::factor_banded(jm, perm, spans, len, leading)
         } else if K > 0 {
             lu::factor_inline(jm, perm, len)
@@ -290,8 +277,8 @@ where
                 h,
                 v1: O::<N, M, K, S>::V1,
                 leading,
-                order: ordered.then(|| &order[..leading]),
-                spans: banded.then_some(&*spans),
+                order: order.as_deref().map(|order| &order[..leading]),
+                spans: spans.as_deref(),
             },
         );
         if !out.is_finite() {
@@ -419,7 +406,35 @@ pub(crate) struct Sensitivity<'a, const N: usize, const U: usize, const S: usize
 /// run time, the pendulum's Jacobian (9 unknowns at S = 2) took 0.74 against 0.69 µs, the
 /// 4-link chain's (36 unknowns) 4.32 against 4.11 µs. Larger ones are factored within their
 /// rows' nonzero spans ([`lu::factor_banded`]).
-pub(crate) const CONSTANT_BLOCKS_BELOW: usize = 40;
+const CONSTANT_BLOCKS_BELOW: usize = 40;
+
+/// The work buffers of the banded factorization of a step system of layout `L` (see
+/// [`CONSTANT_BLOCKS_BELOW`] and [`ORDER_FROM`]): the factors' row spans, and the swaps of the
+/// band order of its leading unknowns; `None` where the system is factored otherwise. (Both
+/// conditions are constants: small systems compile without these buffers.)
+pub(crate) struct BandBuffers<L: Layout> {
+    spans: Option<<Arr<L, 4> as Layout>::Of<usize>>,
+    order: Option<L::Of<usize>>,
+}
+
+impl<L: Layout> BandBuffers<L> {
+    /// The buffers of a system whose leading `leading` unknowns are reordered.
+    pub(crate) fn new(leading: usize) -> Self {
+        let banded = L::LEN >= CONSTANT_BLOCKS_BELOW;
+        Self {
+            spans: banded.then(|| <Arr<L, 4> as Layout>::fill(0)),
+            order: (banded && leading >= ORDER_FROM).then(|| L::fill(0)),
+        }
+    }
+
+    /// The row spans and the swaps, as slices.
+    pub(crate) fn split(&mut self) -> (Option<&mut [usize]>, Option<&mut [usize]>) {
+        (
+            self.spans.as_mut().map(flat::<Arr<L, 4>, usize>),
+            self.order.as_mut().map(flat::<L, usize>),
+        )
+    }
+}
 
 /// A buffer for the `2N + U` right-hand sides of [`solve_sensitivities`]: `2N + U` copies of a
 /// step system's layout `L`, used as the `len × (2N + U)` row-major matrix of `lu::solve_many`.
