@@ -130,25 +130,20 @@ pub(crate) struct Scheme<const S: usize, const E: usize> {
     pub end_nodes: [f64; E],
 }
 
+/// The holonomic reactions' coefficients of the stage rows, `(ã_i0, ã_i)`: the same in the
+/// SPARK step and in EMPRK (its Gauss stages).
+fn stage_reactions<const S: usize>(tab: &SparkTableau<S>) -> [Slots<f64, S>; S] {
+    core::array::from_fn(|i| Slots {
+        first: tab.a_til0[i],
+        rest: tab.a_til[i],
+    })
+}
+
 impl<const S: usize> Scheme<S, 1> {
     /// The Lagrange-d'Alembert SPARK step of `tab` (`mixed`'s E1-E6): the stage rows
     /// `(ã_i0, ã_i; ã^n_i)`, the end row `(b̃_0, b̃; b̃^n)`, `k` at the end (row 0) and the
     /// moments `Σ_j b_j c_j^{i−1} k_j` (rows `1..S`).
     pub(crate) fn spark(tab: &SparkTableau<S>) -> Self {
-        let mut mu = Velocities::splat(Slots::splat(0.0));
-        let mut nu = Velocities::splat([0.0; S]);
-        for i in 0..S {
-            mu.stages[i] = Slots {
-                first: tab.a_til0[i],
-                rest: tab.a_til[i],
-            };
-            nu.stages[i] = tab.a_nh[i];
-        }
-        mu.ends[0] = Slots {
-            first: tab.b_lob0,
-            rest: tab.b_lob,
-        };
-        nu.ends[0] = tab.b_nh;
         let rows = core::array::from_fn(|i| {
             let mut row = Velocities::splat(0.0);
             if i == 0 {
@@ -161,8 +156,17 @@ impl<const S: usize> Scheme<S, 1> {
             row
         });
         Self {
-            mu,
-            nu,
+            mu: Velocities {
+                stages: stage_reactions(tab),
+                ends: [Slots {
+                    first: tab.b_lob0,
+                    rest: tab.b_lob,
+                }],
+            },
+            nu: Velocities {
+                stages: tab.a_nh,
+                ends: [tab.b_nh],
+            },
             rows,
             end_nodes: [1.0],
         }
@@ -174,28 +178,23 @@ impl<const S: usize> Scheme<S, S> {
     /// the Lobatto rows `(ǎ_i0, ǎ_i; ā_i)` and `k` at every Lobatto stage.
     pub(crate) fn emprk(et: &EmprkTableau<S>) -> Self {
         let tab = &et.spark;
-        let mut mu = Velocities::splat(Slots::splat(0.0));
-        let mut nu = Velocities::splat([0.0; S]);
-        for i in 0..S {
-            mu.stages[i] = Slots {
-                first: tab.a_til0[i],
-                rest: tab.a_til[i],
-            };
-            nu.stages[i] = tab.a_hat[i];
-            mu.ends[i] = Slots {
-                first: et.a_chk0[i],
-                rest: et.a_chk[i],
-            };
-            nu.ends[i] = tab.a_bar[i];
-        }
         let rows = core::array::from_fn(|i| {
             let mut row = Velocities::splat(0.0);
             row.ends[i] = 1.0;
             row
         });
         Self {
-            mu,
-            nu,
+            mu: Velocities {
+                stages: stage_reactions(tab),
+                ends: core::array::from_fn(|i| Slots {
+                    first: et.a_chk0[i],
+                    rest: et.a_chk[i],
+                }),
+            },
+            nu: Velocities {
+                stages: tab.a_hat,
+                ends: tab.a_bar,
+            },
             rows,
             end_nodes: tab.c_lob,
         }
