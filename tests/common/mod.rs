@@ -106,3 +106,34 @@ impl Rng {
         core::array::from_fn(|_| self.uniform(lo, hi))
     }
 }
+
+/// The fused evaluations of the coupled step (`Lagrangian::stage_terms`: p, f, k, k_vᵀν;
+/// `Lagrangian::end_terms`: p, w, k, g, Gᵀμ; `Lagrangian::nonholonomic_velocity_jacobian`:
+/// k, k_v) equal, to the bit, the separate evaluations they stand for, at `(t, q, v)` with the
+/// multipliers `nu` and `mu`.
+pub fn assert_fused_evaluations<Sys, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    t: f64,
+    (q, v): (
+        &spark::nalgebra::SVector<f64, N>,
+        &spark::nalgebra::SVector<f64, N>,
+    ),
+    nu: &spark::nalgebra::SVector<f64, K>,
+    mu: &spark::nalgebra::SVector<f64, M>,
+) where
+    Sys: spark::Lagrangian<N, M, K>,
+{
+    let (p, f, k, reaction) = sys.stage_terms(t, q, v, nu);
+    assert_eq!((p, f), sys.momentum_force(t, q, v));
+    assert_eq!((k, reaction), sys.nonholonomic_reaction(t, q, v, nu));
+    let (p, w, k, g, reaction) = sys.end_terms(t, q, v, mu);
+    assert_eq!(p, sys.momentum(t, q, v));
+    assert_eq!(w, sys.hidden_constraint(t, q, v).0);
+    assert_eq!(k, sys.nonholonomic_constraints(t, q, v));
+    assert_eq!((g, reaction), sys.constraint_reaction(t, q, mu));
+    let full = sys.nonholonomic_jacobian(t, q, v, nu);
+    assert_eq!(
+        sys.nonholonomic_velocity_jacobian(t, q, v),
+        (full.k, full.kv)
+    );
+}

@@ -27,28 +27,14 @@ fn the_model_has_the_whipple_sizes() {
 #[test]
 fn fused_evaluations_equal_the_separate_ones() {
     use spark::nalgebra::SVector;
-    use spark::Lagrangian;
     let sys = Bicycle::default();
     for k in 0..20 {
         let s = k as f64;
         let q = SVector::<f64, 8>::from_fn(|i, _| (0.7 * s + 1.3 * i as f64).sin());
         let v = SVector::<f64, 8>::from_fn(|i, _| (1.1 * s - 0.6 * i as f64).cos());
         let nu = SVector::<f64, 4>::from_fn(|i, _| (0.3 * s + i as f64).sin());
-        let t = 0.1 * s;
-        let (p, f, kk, reaction) = sys.stage_terms(t, &q, &v, &nu);
-        assert_eq!((p, f), sys.momentum_force(t, &q, &v));
-        assert_eq!((kk, reaction), sys.nonholonomic_reaction(t, &q, &v, &nu));
         let mu = SVector::<f64, 1>::new(0.7 - 0.1 * s);
-        let (p, w, kk, g, reaction) = sys.end_terms(t, &q, &v, &mu);
-        assert_eq!(p, sys.momentum(t, &q, &v));
-        assert_eq!(w, sys.hidden_constraint(t, &q, &v).0);
-        assert_eq!(kk, sys.nonholonomic_constraints(t, &q, &v));
-        assert_eq!((g, reaction), sys.constraint_reaction(t, &q, &mu));
-        let full = sys.nonholonomic_jacobian(t, &q, &v, &nu);
-        assert_eq!(
-            sys.nonholonomic_velocity_jacobian(t, &q, &v),
-            (full.k, full.kv)
-        );
+        crate::common::assert_fused_evaluations(&sys, 0.1 * s, (&q, &v), &nu, &mu);
     }
 }
 

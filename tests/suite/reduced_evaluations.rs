@@ -170,19 +170,7 @@ fn fused_evaluations_equal_the_separate_ones() {
         let q = SVector::<f64, 3>::new((0.7 * s).sin(), (1.3 * s).cos(), 0.3 * s);
         let v = SVector::<f64, 3>::new((0.4 * s).cos() - 0.5, (2.1 * s).sin(), 0.2 - 0.01 * s);
         let nu = SVector::<f64, 1>::new((0.9 * s).sin());
-        let (p, f, kk, reaction) = sys.stage_terms(t, &q, &v, &nu);
-        assert_eq!((p, f), sys.momentum_force(t, &q, &v));
-        assert_eq!((kk, reaction), sys.nonholonomic_reaction(t, &q, &v, &nu));
         let mu = SVector::<f64, 1>::new(0.7 - 0.1 * s);
-        let (p, w, kk, g, reaction) = sys.end_terms(t, &q, &v, &mu);
-        assert_eq!(p, sys.momentum(t, &q, &v));
-        assert_eq!(w, sys.hidden_constraint(t, &q, &v).0);
-        assert_eq!(kk, sys.nonholonomic_constraints(t, &q, &v));
-        assert_eq!((g, reaction), sys.constraint_reaction(t, &q, &mu));
-        let full = sys.nonholonomic_jacobian(t, &q, &v, &nu);
-        assert_eq!(
-            sys.nonholonomic_velocity_jacobian(t, &q, &v),
-            (full.k, full.kv)
-        );
+        crate::common::assert_fused_evaluations(&sys, t, (&q, &v), &nu, &mu);
     }
 }
