@@ -43,16 +43,9 @@ fn jacobian<Sys, Meth, const D: usize, const M: usize, const K: usize>(
         .with_options(options);
     let mut s0: State<D> = start(n);
     sim.project(&mut s0).expect("consistent start");
-    let (mut step, mut with) = (f64::INFINITY, f64::INFINITY);
-    let mut iterations = 0;
+    let (step, iterations) = best_steps(&mut sim, s0);
+    let mut with = f64::INFINITY;
     for _ in 0..RUNS {
-        let mut s = s0;
-        let t0 = cpu_seconds();
-        for _ in 0..100 {
-            sim.step(black_box(&mut s)).expect("step");
-            iterations += sim.last_step_stats().stage_iterations;
-        }
-        step = step.min((cpu_seconds() - t0) * 1e4);
         let mut s = s0;
         let t0 = cpu_seconds();
         for _ in 0..100 {
@@ -69,19 +62,19 @@ fn jacobian<Sys, Meth, const D: usize, const M: usize, const K: usize>(
     let mut one_step = || sim.step(black_box(&mut s)).expect("step");
     let stack = stack::measure(&mut one_step);
     println!(
-        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs ({:.2} iterations), step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
-        f64::from(iterations) / (100.0 * f64::from(RUNS)),
+        "N = {n:>2}, {D:>2} coordinates{kind}: step {step:6.2} µs ({iterations:.2} iterations), step_with_jacobian {with:7.2} µs ({:.1}x), stack per step {:.1} KiB",
         with / step,
         stack as f64 / 1024.0
     );
 }
 
-/// Times `step` (best of `RUNS` runs of 100 steps, µs per step) along a trajectory from `s0`.
-fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
-    name: &str,
-    mut sim: Integrator<Sys, Meth>,
+/// The best time of `step` over `RUNS` runs of 100 steps from `s0` (µs per step) and the
+/// stage iterations per step.
+fn best_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    sim: &mut Integrator<Sys, Meth>,
     s0: State<D>,
-) where
+) -> (f64, f64)
+where
     Sys: Lagrangian<D, M, K>,
     Meth: Method,
 {
@@ -96,10 +89,20 @@ fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
         }
         best = best.min((cpu_seconds() - t0) * 1e4);
     }
-    println!(
-        "{name}: step {best:6.2} µs ({:.2} iterations/step)",
-        f64::from(iterations) / (100.0 * f64::from(RUNS))
-    );
+    (best, f64::from(iterations) / (100.0 * f64::from(RUNS)))
+}
+
+/// Times `step` along a trajectory from `s0` ([`best_steps`]).
+fn time_steps<Sys, Meth, const D: usize, const M: usize, const K: usize>(
+    name: &str,
+    mut sim: Integrator<Sys, Meth>,
+    s0: State<D>,
+) where
+    Sys: Lagrangian<D, M, K>,
+    Meth: Method,
+{
+    let (best, iterations) = best_steps(&mut sim, s0);
+    println!("{name}: step {best:6.2} µs ({iterations:.2} iterations/step)");
 }
 
 /// `repeats` times 1000 steps (runs of 100 from `s0`) of `sim`, for a profiler.
