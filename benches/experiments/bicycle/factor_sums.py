@@ -23,39 +23,30 @@ def function_body(src, name):
     return src[start:end if end >= 0 else len(src)]
 
 
+def split_top_level(text, separators):
+    """The parts of `text` between the `separators` that stand outside any parentheses or
+    brackets (empty parts dropped)."""
+    parts, depth, current = [], 0, ""
+    for c in text:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if depth == 0 and c in separators:
+            parts.append(current)
+            current = ""
+        else:
+            current += c
+    parts.append(current)
+    return [p for p in parts if p.strip()]
+
+
 def top_level_terms(expr):
-    """The terms of a sum at parenthesis depth 0, as lists of factors."""
-    terms, depth, current = [], 0, ""
-    for c in expr:
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        if depth == 0 and c in "+-":
-            if current.strip():
-                terms.append(current)
-            current = ""
-        else:
-            current += c
-    if current.strip():
-        terms.append(current)
-    return [Counter(f.strip() for f in split_product(t) if f.strip()) for t in terms]
-
-
-def split_product(term):
-    factors, depth, current = [], 0, ""
-    for c in term:
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        if depth == 0 and c == "*":
-            factors.append(current)
-            current = ""
-        else:
-            current += c
-    factors.append(current)
-    return factors
+    """The terms of a sum, each as a multiset of its factors."""
+    return [
+        Counter(f.strip() for f in split_top_level(term, "*"))
+        for term in split_top_level(expr, "+-")
+    ]
 
 
 def written(terms):
@@ -89,25 +80,14 @@ def factored(terms):
 
 
 def expressions(body):
-    for e in re.findall(r"let __t\d+: f64 =\s*(.*?);", body, re.S):
-        yield e
+    """The right-hand sides of the `let` bindings and the elements of the output arrays."""
+    yield from re.findall(r"let __t\d+: f64 =\s*(.*?);", body, re.S)
     for m in re.finditer(r"from\(\[", body):
         i, depth, j = m.end(), 1, m.end()
         while depth:
             depth += {"[": 1, "]": -1}.get(body[j], 0)
             j += 1
-        depth, current = 0, ""
-        for c in body[i:j - 1]:
-            if c in "([":
-                depth += 1
-            elif c in ")]":
-                depth -= 1
-            if c == "," and depth == 0:
-                yield current
-                current = ""
-            else:
-                current += c
-        yield current
+        yield from split_top_level(body[i:j - 1], ",")
 
 
 def main():
