@@ -134,58 +134,39 @@ fn vehicles() {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some("steps") {
-        let name = std::env::args().nth(2).unwrap_or_default();
-        let repeats = std::env::args()
-            .nth(3)
-            .map_or(1, |r| r.parse().expect("MODEL R: a count of repeats"));
-        std::thread::Builder::new()
-            .stack_size(4 * stack::DEPTH)
-            .spawn(move || profile(&name, repeats))
-            .expect("thread")
-            .join()
-            .expect("run");
+    if let Some((name, repeats)) = profile_request() {
+        on_large_stack(move || profile(&name, repeats));
         return;
     }
     if std::env::args().nth(1).as_deref() == Some("jacobian") {
-        std::thread::Builder::new()
-            .stack_size(4 * stack::DEPTH)
-            .spawn(|| {
-                let gl2 = (GaussLobatto::<2>, "");
-                jacobian(5, Chain5::default(), gl2);
-                jacobian(10, Chain10::default(), gl2);
-                jacobian(20, Chain20::default(), gl2);
-                jacobian(5, NonholonomicChain5::default(), gl2);
-                jacobian(10, NonholonomicChain10::default(), gl2);
-                vehicles();
-            })
-            .expect("thread")
-            .join()
-            .expect("run");
+        on_large_stack(|| {
+            let gl2 = (GaussLobatto::<2>, "");
+            jacobian(5, Chain5::default(), gl2);
+            jacobian(10, Chain10::default(), gl2);
+            jacobian(20, Chain20::default(), gl2);
+            jacobian(5, NonholonomicChain5::default(), gl2);
+            jacobian(10, NonholonomicChain10::default(), gl2);
+            vehicles();
+        });
         return;
     }
     // The painted region and the models' frames need a large stack.
-    std::thread::Builder::new()
-        .stack_size(4 * stack::DEPTH)
-        .spawn(|| {
-            let points = [
-                (5.0f64, run("Chain5", 5, Chain5::default())),
-                (10.0, run("Chain10", 10, Chain10::default())),
-                (20.0, run("Chain20", 20, Chain20::default())),
-                (40.0, run("Chain40", 40, Chain40::default())),
-                (80.0, run("Chain80", 80, Chain80::default())),
-            ];
-            for w in points.windows(2) {
-                let ((n0, (t0, s0)), (n1, (t1, s1))) = (w[0], w[1]);
-                let slope = |a: f64, b: f64| (b / a).ln() / (n1 / n0).ln();
-                println!(
-                    "growth N = {n0} -> {n1}: time exponent {:.2}, stack exponent {:.2}",
-                    slope(t0, t1),
-                    slope(s0 as f64, s1 as f64)
-                );
-            }
-        })
-        .expect("thread")
-        .join()
-        .expect("run");
+    on_large_stack(|| {
+        let points = [
+            (5.0f64, run("Chain5", 5, Chain5::default())),
+            (10.0, run("Chain10", 10, Chain10::default())),
+            (20.0, run("Chain20", 20, Chain20::default())),
+            (40.0, run("Chain40", 40, Chain40::default())),
+            (80.0, run("Chain80", 80, Chain80::default())),
+        ];
+        for w in points.windows(2) {
+            let ((n0, (t0, s0)), (n1, (t1, s1))) = (w[0], w[1]);
+            let slope = |a: f64, b: f64| (b / a).ln() / (n1 / n0).ln();
+            println!(
+                "growth N = {n0} -> {n1}: time exponent {:.2}, stack exponent {:.2}",
+                slope(t0, t1),
+                slope(s0 as f64, s1 as f64)
+            );
+        }
+    });
 }

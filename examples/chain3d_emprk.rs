@@ -50,25 +50,16 @@ fn profile(name: &str, repeats: usize) {
 }
 
 fn main() {
-    let steps = std::env::args().nth(1).as_deref() == Some("steps");
-    let name = std::env::args().nth(2).unwrap_or_default();
-    let repeats = std::env::args()
-        .nth(3)
-        .map_or(1, |r| r.parse().expect("MODEL R: a count of repeats"));
-    std::thread::Builder::new()
-        .stack_size(4 * stack::DEPTH)
-        .spawn(move || {
-            if steps {
-                profile(&name, repeats);
-                return;
-            }
-            let emprk = (Emprk::<2>, ", Emprk<2>");
-            jacobian(5, NonholonomicChain5::default(), emprk);
-            jacobian(10, NonholonomicChain10::default(), emprk);
-            let (sim, s) = diff_drive::<Emprk<2>>();
-            time_steps("diff drive Emprk<2>, h = 0.01", sim, s);
-        })
-        .expect("thread")
-        .join()
-        .expect("run");
+    let request = profile_request();
+    on_large_stack(move || {
+        if let Some((name, repeats)) = request {
+            profile(&name, repeats);
+            return;
+        }
+        let emprk = (Emprk::<2>, ", Emprk<2>");
+        jacobian(5, NonholonomicChain5::default(), emprk);
+        jacobian(10, NonholonomicChain10::default(), emprk);
+        let (sim, s) = diff_drive::<Emprk<2>>();
+        time_steps("diff drive Emprk<2>, h = 0.01", sim, s);
+    });
 }

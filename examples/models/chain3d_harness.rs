@@ -161,3 +161,26 @@ fn diff_drive<Meth: Method>() -> (Integrator<DiffDrive, Meth>, State<5>) {
     (sim, State::new(0.0, [0.0; 5], [v, 0.0, 0.0, v / r, v / r]))
 }
 
+/// The arguments `steps MODEL [R]` (see each example's doc): the model's name and the count of
+/// repeats, or `None` for another first argument.
+fn profile_request() -> Option<(String, usize)> {
+    let mut args = std::env::args().skip(1);
+    if args.next().as_deref() != Some("steps") {
+        return None;
+    }
+    let name = args.next().unwrap_or_default();
+    let repeats = args
+        .next()
+        .map_or(1, |r| r.parse().expect("MODEL R: a count of repeats"));
+    Some((name, repeats))
+}
+
+/// Runs `f` on a thread with the stack the models' frames and the stack measurement need.
+fn on_large_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(4 * stack::DEPTH)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("run");
+}
