@@ -187,6 +187,7 @@ fn assemble(
             mass: decl.mass,
             com: decl.com,
             inertia: decl.inertia,
+            gravcomp: 0.0,
         });
     }
     let tree_index = |id: &Option<Ident>| {

@@ -320,6 +320,7 @@ fn read_body<'a, 'i>(
         mass: 0.0,
         com: [0.0; 3],
         inertia: [[0.0; 3]; 3],
+        gravcomp: 0.0,
     };
     let mut inertial = None;
     let mut geoms = Vec::new();
@@ -775,6 +776,9 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                 joint: jp,
                 gear,
                 ctrlrange,
+                forcerange: None,
+                gain: 1.0,
+                bias: [0.0; 3],
             });
         }
     }

@@ -45,6 +45,9 @@ pub struct Body {
     pub com: V3,
     /// See [`Body::mass`].
     pub inertia: M3,
+    /// Gravity compensation (MJCF `gravcomp`): the fraction of the body's weight cancelled by
+    /// an applied force at its centre of mass (0: none, 1: all).
+    pub gravcomp: f64,
 }
 
 /// What a joint lets move.
@@ -83,6 +86,9 @@ pub struct Joint {
     pub springref: f64,
     /// Armature (rotor inertia): kinetic energy `½ armature v²`.
     pub armature: f64,
+    /// Dry friction (MJCF `frictionloss`, URDF `<dynamics friction>`): the largest force the
+    /// joint's friction gives, regularized as documented in `docs/friction.md`.
+    pub frictionloss: f64,
     /// The position limits `range` (not enforced).
     pub range: Option<(f64, f64)>,
     /// The effort limit (URDF `<limit effort>`, not enforced).
@@ -105,6 +111,7 @@ impl Joint {
             stiffness: 0.0,
             springref: 0.0,
             armature: 0.0,
+            frictionloss: 0.0,
             range: None,
             effort: None,
             velocity: None,
@@ -161,16 +168,24 @@ pub struct Mimic {
     pub offset: f64,
 }
 
-/// A motor on a joint.
+/// An actuator on a joint, as MuJoCo computes it: the actuator force is
+/// `gain · u + bias[0] + bias[1] · l + bias[2] · l̇` with the length `l = gear · q`, and the
+/// generalized force on the joint is `gear` times it. A motor has `gain = 1`, `bias = 0`.
 pub struct Actuator {
     /// Its name (the input is named after it).
     pub name: String,
     /// The joint it drives, as (body, joint) positions.
     pub joint: (usize, usize),
-    /// The force on the joint per unit of input.
+    /// The force on the joint per unit of actuator force.
     pub gear: f64,
     /// The control range (not enforced).
     pub ctrlrange: Option<(f64, f64)>,
+    /// The actuator force's range (not enforced).
+    pub forcerange: Option<(f64, f64)>,
+    /// The gain on the input.
+    pub gain: f64,
+    /// The affine bias: constant, per unit length, per unit length rate.
+    pub bias: [f64; 3],
 }
 
 /// `a + b`.

@@ -214,6 +214,7 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             mass: link.mass,
             com: link.com,
             inertia: link.inertia,
+            gravcomp: 0.0,
         };
         if let Some(ji) = parent_joint[l] {
             let j = &joints[ji];
