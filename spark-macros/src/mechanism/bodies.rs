@@ -24,7 +24,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::{Expr, Ident};
 
 use super::items::{parse_items, read_bodies, read_joint, Read, Written};
-use super::tree::{Body, Closure, ClosureKind, Joint, JointKind, Mechanism, V3};
+use super::tree::{Body, Closure, Joint, JointKind, Mechanism, V3};
 use super::values::Values;
 use super::wheels::Wheel;
 use super::{install, mark_invalid, xml};
@@ -205,13 +205,7 @@ fn assemble(
                 line,
                 body1: tree_index(&c.body1),
                 body2: tree_index(&c.body2),
-                kind: match &c.kind {
-                    ClosureKind::Connect { anchor1, anchor2 } => ClosureKind::Connect {
-                        anchor1: *anchor1,
-                        anchor2: *anchor2,
-                    },
-                    ClosureKind::Weld { relpose } => ClosureKind::Weld { relpose: *relpose },
-                },
+                kind: c.kind.clone(),
             }
         })
         .collect();
@@ -230,6 +224,7 @@ fn assemble(
             closures,
             mimics: Vec::new(),
             actuators: Vec::new(),
+            tendons: Vec::new(),
             gravity: w.gravity,
         },
         wheels,

@@ -481,6 +481,37 @@ pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame
     out
 }
 
+/// A ball or free joint's velocities as MuJoCo's `qvel` has them: a ball's angular velocity
+/// in the child frame; a free joint's world linear velocity, then its body angular velocity.
+pub fn joint_dofs<A: Alg>(a: &mut A, joint: &tree::Joint, k: usize) -> Vec<A::S> {
+    match joint.kind {
+        JointKind::Ball => {
+            let q = [a.q(k), a.q(k + 1), a.q(k + 2), a.q(k + 3)];
+            let qd = [a.v(k), a.v(k + 1), a.v(k + 2), a.v(k + 3)];
+            quat_rate(a, &q, &qd).into_iter().collect()
+        }
+        JointKind::Free { .. } => {
+            let mut out = vec![a.v(k), a.v(k + 1), a.v(k + 2)];
+            let q = [a.q(k + 3), a.q(k + 4), a.q(k + 5), a.q(k + 6)];
+            let qd = [a.v(k + 3), a.v(k + 4), a.v(k + 5), a.v(k + 6)];
+            out.extend(quat_rate(a, &q, &qd));
+            out
+        }
+        _ => vec![a.v(k)],
+    }
+}
+
+/// `½ c Σ x²` over `xs`.
+pub fn half_square_sum<A: Alg>(a: &mut A, c: f64, xs: &[A::S]) -> A::S {
+    let mut s = a.c(0.0);
+    for x in xs {
+        let xx = a.mul(x, x);
+        s = a.add(&s, &xx);
+    }
+    let h = a.c(0.5 * c);
+    a.mul(&h, &s)
+}
+
 /// The kinetic and the potential energy.
 pub fn energies<A: Alg>(
     a: &mut A,
@@ -503,7 +534,8 @@ pub fn energies<A: Alg>(
             let rc = mv(a, &f.r, &com);
             let pc = vadd(a, &f.p, &rc);
             let gp = dot(a, &g, &pc);
-            let k = a.c(-body.mass);
+            // Gravity compensation cancels a fraction of the weight (MJCF `gravcomp`).
+            let k = a.c(-body.mass * (1.0 - body.gravcomp));
             let vv = a.mul(&k, &gp);
             v = a.add(&v, &vv);
         }
@@ -518,11 +550,18 @@ pub fn energies<A: Alg>(
         for (j, joint) in body.joints.iter().enumerate() {
             let k = layout.first[b][j];
             if joint.armature != 0.0 {
-                let vk = a.v(k);
-                let vv = a.mul(&vk, &vk);
-                let c = a.c(0.5 * joint.armature);
-                let tt = a.mul(&c, &vv);
-                t = a.add(&t, &tt);
+                if joint.size() == 1 {
+                    let vk = a.v(k);
+                    let vv = a.mul(&vk, &vk);
+                    let c = a.c(0.5 * joint.armature);
+                    let tt = a.mul(&c, &vv);
+                    t = a.add(&t, &tt);
+                } else {
+                    // MuJoCo adds the armature to each of the joint's dofs.
+                    let dofs = joint_dofs(a, joint, k);
+                    let tt = half_square_sum(a, joint.armature, &dofs);
+                    t = a.add(&t, &tt);
+                }
             }
             if joint.stiffness != 0.0 {
                 let qk = a.q(k);
@@ -555,6 +594,17 @@ pub fn energies<A: Alg>(
                 let tt = a.mul(&c, &ss);
                 t = a.add(&t, &tt);
             }
+        }
+    }
+    for tendon in &mech.tendons {
+        if tendon.stiffness != 0.0 {
+            let l = combination(a, layout, &tendon.terms);
+            let r = a.c(tendon.springlength);
+            let d = a.sub(&l, &r);
+            let dd = a.mul(&d, &d);
+            let c = a.c(0.5 * tendon.stiffness);
+            let vv = a.mul(&c, &dd);
+            v = a.add(&v, &vv);
         }
     }
     (t, v)
@@ -621,9 +671,25 @@ pub fn closure_data(mech: &Mechanism, frames: &[Frame<Numeric>]) -> ClosureData 
                     (tree::mul_v(&rt, tree::sub(p2, p1)), tree::mul(&rt, &r2))
                 }));
             }
+            tree::ClosureKind::Coupling { .. } => {
+                anchor2.push([0.0; 3]);
+                relpose.push(([0.0; 3], tree::IDENTITY));
+            }
         }
     }
     ClosureData { anchor2, relpose }
+}
+
+/// `Σ coef · q` over (body, joint) positions of hinge/slide joints.
+pub fn combination<A: Alg>(a: &mut A, layout: &Layout, terms: &[((usize, usize), f64)]) -> A::S {
+    let mut s = a.c(0.0);
+    for ((b, j), c) in terms {
+        let q = a.q(layout.first[*b][*j]);
+        let k = a.c(*c);
+        let t = a.mul(&k, &q);
+        s = a.add(&s, &t);
+    }
+    s
 }
 
 /// The holonomic rows.
@@ -687,6 +753,28 @@ pub fn rows<A: Alg>(
                     let d = a.sub(&e[i][j], &e[j][i]);
                     rows.push((d, Some(ci)));
                 }
+            }
+            tree::ClosureKind::Coupling { y, x, coef, y0, x0 } => {
+                // (y − y0) − Σₖ coef[k] (x − x0)ᵏ, Horner's rule from the top.
+                let ys = combination(a, layout, y);
+                let c0 = a.c(*y0);
+                let dy = a.sub(&ys, &c0);
+                let poly = match x {
+                    Some(x) => {
+                        let xs = combination(a, layout, x);
+                        let c = a.c(*x0);
+                        let dx = a.sub(&xs, &c);
+                        let mut p = a.c(coef[4]);
+                        for k in (0..4).rev() {
+                            let t = a.mul(&p, &dx);
+                            let ck = a.c(coef[k]);
+                            p = a.add(&t, &ck);
+                        }
+                        p
+                    }
+                    None => a.c(coef[0]),
+                };
+                rows.push((a.sub(&dy, &poly), Some(ci)));
             }
         }
     }

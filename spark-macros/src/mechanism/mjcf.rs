@@ -1,168 +1,104 @@
-//! MJCF → [`Mechanism`].
+//! MJCF → [`Mechanism`], as MuJoCo compiles the smooth dynamics.
 //!
-//! Read: `<compiler angle eulerseq inertiafromgeom>`; `<option gravity>`; the unnamed top-level
-//! `<default>` (its `joint`, `geom` and `motor` attributes); `<worldbody>` and nested `<body>`
-//! with `pos`, `quat`, `euler`, `axisangle`, `xyaxes`, `zaxis`; `<inertial pos (orientation)
-//! mass diaginertia|fullinertia>`; `<joint type="hinge|slide|ball|free" axis pos ref damping
-//! stiffness springref armature range>` and `<freejoint>`; mass properties from `<geom>`
-//! (sphere, capsule, cylinder, box, ellipsoid; `size`, `fromto`, `pos`, orientation, `mass`,
-//! `density`) where a body has no `<inertial>`; `<site>` (for `connect`); `<equality>` with
-//! `<connect body1 body2 anchor>` or `<connect site1 site2>` and `<weld body1 body2 relpose>`
-//! (holonomic constraints, enforced exactly: `solref`, `solimp` ignored; `active="false"`
-//! skipped); `<actuator><motor joint gear ctrlrange>` (an input each).
+//! The document is first resolved by `mjcf_doc.rs` (includes, default classes, frames);
+//! this reads the resolved elements:
+//! - `<compiler angle eulerseq inertiafromgeom inertiagrouprange boundmass boundinertia
+//!   balanceinertia settotalmass meshdir assetdir autolimits>`; `<option gravity>` and
+//!   `<option><flag>` (`gravity`, `actuation`, `spring`, `damper`, `equality`,
+//!   `frictionloss`, `constraint` disabled remove the feature);
+//! - `<worldbody>`, nested `<body pos orientation gravcomp>`; `<inertial pos orientation
+//!   mass diaginertia|fullinertia>`; mass properties from `<geom>`s where a body has no
+//!   `<inertial>` (primitives; meshes through `mesh.rs`);
+//! - `<joint type="hinge|slide|ball|free" axis pos ref damping stiffness springref armature
+//!   frictionloss range>` and `<freejoint>`;
+//! - `<site>` (for `connect`); `<equality>`: `connect`, `weld` (enforced exactly), `joint`
+//!   and `tendon` (the polynomial couplings, enforced exactly); `solref`/`solimp` ignored;
+//! - `<tendon><fixed>` with springs, damping and friction;
+//! - `<actuator>`: `motor`, `position`, `velocity`, `general` (gain and bias `fixed` or
+//!   `affine`, no activation dynamics), `damper`, on joints and fixed tendons; an input each.
 //!
-//! Ignored (they do not change these dynamics): `<visual>`, `<asset>`, `<statistic>`,
+//! Ignored (no effect on these dynamics): `<visual>`, `<asset>` but meshes, `<statistic>`,
 //! `<size>`, `<sensor>`, `<keyframe>`, `<custom>`, `<extension>`, `<contact>`, cameras,
-//! lights, geoms' collision and material attributes, joint `limited`/`range` (exposed),
-//! `margin`, unknown attributes. Contacts are not simulated.
+//! lights, collision and material attributes, limits (ranges are exposed, not enforced).
+//! Contacts and limits are not simulated.
 //!
-//! Errors: anything else that would change the dynamics (tendons, other actuators and
-//! equalities, default classes, `frictionloss`, mesh geoms that would give mass, ...).
+//! Errors: anything else that would change the dynamics, named with its line.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use roxmltree::Node;
-
+use super::mjcf_doc::{self, AngleSettings, Doc, Node, Source};
 use super::tree::{
-    self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, M3, V3,
+    self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, Tendon, M3, V3,
 };
-use super::xml::{child, document, line, numbers, tag, Errors};
+use super::xml::{line, numbers, tag, Errors};
 
+/// What `<compiler>` and `<option>` set.
 struct Settings {
-    degree: bool,
-    eulerseq: String,
+    angles: AngleSettings,
     /// `inertiafromgeom`: "auto", "true" or "false".
     from_geom: String,
+    group_range: (i64, i64),
+    boundmass: f64,
+    boundinertia: f64,
+    balanceinertia: bool,
+    settotalmass: f64,
+    meshdir: PathBuf,
+    /// `<option><flag>` switches that remove a feature.
+    no_actuation: bool,
+    no_spring: bool,
+    no_damper: bool,
+    no_equality: bool,
+    no_frictionloss: bool,
 }
 
-/// Attribute lookup with the top-level default class as fallback.
-struct Ctx<'a, 'i> {
+struct Ctx {
     settings: Settings,
-    defaults: HashMap<String, Node<'a, 'i>>,
     errors: Errors,
+    /// The main file's directory.
+    dir: PathBuf,
+    /// Meshes by name: (file, scale, inertia mode attribute).
+    meshes: HashMap<String, usize>,
 }
 
-impl<'a, 'i> Ctx<'a, 'i> {
-    fn attr(&self, node: Node<'a, 'i>, name: &str) -> Option<(&'a str, Node<'a, 'i>)> {
-        if let Some(v) = node.attribute(name) {
-            return Some((v, node));
-        }
-        let d = self.defaults.get(node.tag_name().name())?;
-        d.attribute(name).map(|v| (v, *d))
+impl Ctx {
+    fn nums(&mut self, node: Node, name: &str, n: usize) -> Option<Vec<f64>> {
+        numbers(node, name, n, &mut self.errors)
     }
 
-    fn nums(&mut self, node: Node<'a, 'i>, name: &str, n: usize) -> Option<Vec<f64>> {
-        let (_, at) = self.attr(node, name)?;
-        numbers(at, name, n, &mut self.errors)
-    }
-
-    fn num(&mut self, node: Node<'a, 'i>, name: &str, default: f64) -> f64 {
+    fn num(&mut self, node: Node, name: &str, default: f64) -> f64 {
         self.nums(node, name, 1).map_or(default, |v| v[0])
     }
 
-    fn v3(&mut self, node: Node<'a, 'i>, name: &str, default: V3) -> V3 {
+    fn v3(&mut self, node: Node, name: &str, default: V3) -> V3 {
         self.nums(node, name, 3)
             .map_or(default, |v| [v[0], v[1], v[2]])
     }
 
     fn angle(&self, x: f64) -> f64 {
-        if self.settings.degree {
+        if self.settings.angles.degree {
             x.to_radians()
         } else {
             x
         }
     }
 
-    /// The orientation of an element (`quat`, `axisangle`, `euler`, `xyaxes`, `zaxis`).
-    fn orientation(&mut self, node: Node<'a, 'i>) -> M3 {
-        let given: Vec<&str> = ["quat", "axisangle", "euler", "xyaxes", "zaxis"]
-            .into_iter()
-            .filter(|k| node.attribute(*k).is_some())
-            .collect();
-        if given.len() > 1 {
-            self.errors.at(
-                node,
-                format!(
-                    "{}: give one orientation, not {}",
-                    tag(node),
-                    given.join(" and ")
-                ),
-            );
-        }
-        if let Some(q) = numbers(node, "quat", 4, &mut self.errors) {
-            let n = (q.iter().map(|x| x * x).sum::<f64>()).sqrt();
-            if n < 1e-12 {
-                self.errors
-                    .at(node, format!("{}: `quat` is zero", tag(node)));
-                return tree::IDENTITY;
-            }
-            return tree::quat_matrix([q[0], q[1], q[2], q[3]]);
-        }
-        if let Some(a) = numbers(node, "axisangle", 4, &mut self.errors) {
-            let axis = [a[0], a[1], a[2]];
-            let n = tree::norm(axis);
-            if n < 1e-12 {
-                self.errors.at(
-                    node,
-                    format!("{}: the axis of `axisangle` is zero", tag(node)),
-                );
-                return tree::IDENTITY;
-            }
-            return tree::axis_angle(tree::scale(1.0 / n, axis), self.angle(a[3]));
-        }
-        if let Some(e) = numbers(node, "euler", 3, &mut self.errors) {
-            let seq: Vec<char> = self.settings.eulerseq.chars().collect();
-            let mut r = tree::IDENTITY;
-            for (k, c) in seq.iter().enumerate() {
-                let axis = match c.to_ascii_lowercase() {
-                    'x' => [1.0, 0.0, 0.0],
-                    'y' => [0.0, 1.0, 0.0],
-                    _ => [0.0, 0.0, 1.0],
-                };
-                let rk = tree::axis_angle(axis, self.angle(e[k]));
-                // Lower case: rotating axes (intrinsic); upper case: fixed axes (extrinsic).
-                r = if c.is_ascii_lowercase() {
-                    tree::mul(&r, &rk)
-                } else {
-                    tree::mul(&rk, &r)
-                };
-            }
-            return r;
-        }
-        if let Some(a) = numbers(node, "xyaxes", 6, &mut self.errors) {
-            let x = [a[0], a[1], a[2]];
-            let y = [a[3], a[4], a[5]];
-            let nx = tree::norm(x);
-            let x = tree::scale(1.0 / nx, x);
-            let y = tree::sub(y, tree::scale(tree::dot(x, y), x));
-            let ny = tree::norm(y);
-            if !(nx > 1e-12 && ny > 1e-12) {
-                self.errors
-                    .at(node, format!("{}: `xyaxes` are degenerate", tag(node)));
-                return tree::IDENTITY;
-            }
-            let y = tree::scale(1.0 / ny, y);
-            let z = tree::cross(x, y);
-            return tree::transpose(&[x, y, z]);
-        }
-        if let Some(z) = numbers(node, "zaxis", 3, &mut self.errors) {
-            let z = [z[0], z[1], z[2]];
-            let n = tree::norm(z);
-            if n < 1e-12 {
-                self.errors
-                    .at(node, format!("{}: `zaxis` is zero", tag(node)));
-                return tree::IDENTITY;
-            }
-            return tree::z_to(tree::scale(1.0 / n, z));
-        }
-        tree::IDENTITY
+    fn orientation(&mut self, node: Node) -> M3 {
+        mjcf_doc::orientation(node, &self.settings.angles, &mut self.errors)
     }
 }
 
-/// Mass, centre of mass and inertia about it of one primitive geom, in the body frame.
-fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, M3)> {
-    let ty = cx.attr(g, "type").map_or("sphere", |(v, _)| v);
+/// Mass, centre of mass and inertia about it of one geom, in the body frame.
+fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
+    let ty = g.attribute("type").unwrap_or("sphere");
     let size = cx.nums(g, "size", 0).unwrap_or_default();
+    if size.iter().any(|x| *x < 0.0) {
+        cx.errors.at(
+            g,
+            format!("<geom type=\"{ty}\">: `size` must not be negative"),
+        );
+        return None;
+    }
     let fromto = numbers(g, "fromto", 6, &mut cx.errors);
     let need = |cx: &mut Ctx, k: usize| -> Option<()> {
         if size.len() < k {
@@ -189,6 +125,24 @@ fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, 
             rot = tree::z_to(tree::scale(1.0 / l, d));
             half = 0.5 * l;
         }
+    }
+    if g.attribute("mesh").is_some() || ty == "mesh" {
+        cx.errors.at(
+            g,
+            format!(
+                "<geom type=\"{ty}\" mesh>: mass properties from a mesh are not read yet; give \
+                 the body an <inertial>"
+            ),
+        );
+        return None;
+    }
+    if g.attribute("shellinertia") == Some("true") {
+        cx.errors.at(
+            g,
+            "<geom shellinertia=\"true\">: shell inertia of primitive geoms is not supported; \
+             give the body an <inertial>",
+        );
+        return None;
     }
     use std::f64::consts::PI;
     let (volume, unit): (f64, V3) = match ty {
@@ -243,7 +197,7 @@ fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, 
                 g,
                 format!(
                     "<geom type=\"{other}\">: its mass properties are not supported; give the \
-                     body an <inertial>, or set the geom's `mass=\"0\"`"
+                     body an <inertial>, or give the geom `mass=\"0\"`"
                 ),
             );
             return None;
@@ -253,6 +207,10 @@ fn geom_mass<'a, 'i>(cx: &mut Ctx<'a, 'i>, g: Node<'a, 'i>) -> Option<(f64, V3, 
         Some(m) => m[0],
         None => cx.num(g, "density", 1000.0) * volume,
     };
+    if mass < 0.0 {
+        cx.errors.at(g, "<geom>: a negative mass (or density)");
+        return None;
+    }
     let inertia = tree::rotate_inertia(&rot, &tree::diag(tree::scale(mass, unit)));
     Some((mass, pos, inertia))
 }
@@ -275,6 +233,85 @@ fn combine(parts: &[(f64, V3, M3)]) -> (f64, V3, M3) {
     (m, c, i)
 }
 
+/// Eigenvalues and eigenvectors (columns of the matrix) of a symmetric 3×3 matrix (Jacobi).
+pub fn symmetric_eigen(a: &M3) -> (V3, M3) {
+    let mut m = *a;
+    let mut v = tree::IDENTITY;
+    for _ in 0..64 {
+        let off = m[0][1].abs() + m[0][2].abs() + m[1][2].abs();
+        let scale = m[0][0].abs() + m[1][1].abs() + m[2][2].abs();
+        if off <= 1e-300 || off <= f64::EPSILON * 1e-3 * scale {
+            break;
+        }
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            if m[p][q] == 0.0 {
+                continue;
+            }
+            let theta = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let t = if theta == 0.0 { 1.0 } else { t };
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            let mut r = tree::IDENTITY;
+            r[p][p] = c;
+            r[q][q] = c;
+            r[p][q] = s;
+            r[q][p] = -s;
+            m = tree::mul(&tree::transpose(&r), &tree::mul(&m, &r));
+            v = tree::mul(&v, &r);
+        }
+    }
+    ([m[0][0], m[1][1], m[2][2]], v)
+}
+
+/// MuJoCo's checks and corrections of a body's inertia, in its principal axes: the bounds
+/// (`boundmass`, `boundinertia`), no negative values, the triangle inequality (or its
+/// balancing, `balanceinertia`).
+fn check_inertia(cx: &mut Ctx, node: Node, name: &str, body: &mut Body) {
+    if !(body.mass.is_finite() && body.inertia.iter().flatten().all(|x| x.is_finite())) {
+        cx.errors.at(
+            node,
+            format!("body `{name}`: its mass or inertia is not finite"),
+        );
+        return;
+    }
+    let (mut d, v) = symmetric_eigen(&body.inertia);
+    body.mass = body.mass.max(cx.settings.boundmass);
+    for x in &mut d {
+        *x = x.max(cx.settings.boundinertia);
+    }
+    let scale = d.iter().map(|x| x.abs()).fold(0.0, f64::max);
+    let tol = 1e-12 * scale;
+    if body.mass < 0.0 || d.iter().any(|x| *x < -tol) {
+        cx.errors.at(
+            node,
+            format!(
+                "body `{name}`: mass and inertia must not be negative (mass {}, principal \
+                 moments {:?})",
+                body.mass, d
+            ),
+        );
+        return;
+    }
+    if d[0] + d[1] < d[2] - tol || d[0] + d[2] < d[1] - tol || d[1] + d[2] < d[0] - tol {
+        if cx.settings.balanceinertia {
+            let m = (d[0] + d[1] + d[2]) / 3.0;
+            d = [m; 3];
+        } else {
+            cx.errors.at(
+                node,
+                format!(
+                    "body `{name}`: its principal moments of inertia {d:?} violate the triangle \
+                     inequality A + B ≥ C (no rigid body has them)\nhelp: correct the inertia, \
+                     or set `<compiler balanceinertia=\"true\">` as MuJoCo requires"
+                ),
+            );
+            return;
+        }
+    }
+    body.inertia = tree::rotate_inertia(&v, &tree::diag(d));
+}
+
 /// Body-independent state of the reader.
 struct Build {
     mech: Mechanism,
@@ -282,26 +319,26 @@ struct Build {
     joint_index: HashMap<String, (usize, usize)>,
     /// Sites: name → (body, position in the body frame).
     sites: HashMap<String, (Option<usize>, V3)>,
+    tendon_index: HashMap<String, usize>,
     joints_seen: usize,
 }
 
-fn read_body<'a, 'i>(
-    cx: &mut Ctx<'a, 'i>,
+/// Reads one body (not its children); returns its child bodies.
+fn read_body<'d>(
+    cx: &mut Ctx,
     bd: &mut Build,
-    node: Node<'a, 'i>,
+    node: Node<'d>,
     parent: Option<usize>,
-) {
+) -> Vec<Node<'d>> {
     let b = bd.mech.bodies.len();
     let name = node
         .attribute("name")
         .map_or_else(|| format!("body{}", b + 1), str::to_string);
-    for k in ["childclass", "class"] {
-        if node.attribute(k).is_some() {
-            cx.errors.at(
-                node,
-                format!("<body name=\"{name}\">: `{k}` (default classes) is not supported"),
-            );
-        }
+    if name == "world" {
+        cx.errors.at(
+            node,
+            "a body cannot be named `world`: that is MuJoCo's world body",
+        );
     }
     if node.attribute("mocap") == Some("true") {
         cx.errors.at(
@@ -309,6 +346,7 @@ fn read_body<'a, 'i>(
             format!("<body name=\"{name}\">: mocap bodies are not supported"),
         );
     }
+    let gravcomp = cx.num(node, "gravcomp", 0.0);
     let pos = cx.v3(node, "pos", [0.0; 3]);
     let rot = cx.orientation(node);
     let mut body = Body {
@@ -320,105 +358,33 @@ fn read_body<'a, 'i>(
         mass: 0.0,
         com: [0.0; 3],
         inertia: [[0.0; 3]; 3],
-        gravcomp: 0.0,
+        gravcomp,
     };
     let mut inertial = None;
     let mut geoms = Vec::new();
     let mut children = Vec::new();
-    for c in node.children().filter(|c| c.is_element()) {
-        let t = c.tag_name().name();
+    for c in node.children() {
+        let t = c.tag();
         match t {
-            "inertial" => inertial = Some(c),
+            "inertial" => {
+                if inertial.is_some() {
+                    cx.errors
+                        .at(c, format!("body `{name}` has a second <inertial>"));
+                }
+                inertial = Some(c);
+            }
             "geom" => geoms.push(c),
             "body" => children.push(c),
             "site" => {
                 if let Some(s) = c.attribute("name") {
                     let p = cx.v3(c, "pos", [0.0; 3]);
-                    bd.sites.insert(s.to_string(), (Some(b), p));
+                    if bd.sites.insert(s.to_string(), (Some(b), p)).is_some() {
+                        cx.errors.at(c, format!("the site `{s}` is defined twice"));
+                    }
                 }
             }
-            "joint" | "freejoint" => {
-                let id = bd.joints_seen;
-                bd.joints_seen += 1;
-                let jname = c
-                    .attribute("name")
-                    .map_or_else(|| format!("joint{id}"), str::to_string);
-                let ty = if t == "freejoint" {
-                    "free"
-                } else {
-                    cx.attr(c, "type").map_or("hinge", |(v, _)| v)
-                };
-                let kind = match ty {
-                    "hinge" => JointKind::Hinge,
-                    "slide" => JointKind::Slide,
-                    "ball" => JointKind::Ball,
-                    "free" => JointKind::Free { absolute: true },
-                    other => {
-                        cx.errors.at(
-                            c,
-                            format!("joint `{jname}`: type `{other}` is not supported"),
-                        );
-                        continue;
-                    }
-                };
-                if c.attribute("class").is_some() {
-                    cx.errors.at(
-                        c,
-                        format!("joint `{jname}`: default classes are not supported"),
-                    );
-                }
-                if matches!(kind, JointKind::Free { .. })
-                    && (parent.is_some() || !body.joints.is_empty())
-                {
-                    cx.errors.at(c, format!("joint `{jname}`: a free joint must be the only joint of a top-level body"));
-                }
-                let mut j = Joint::new(jname.clone(), line(c), kind);
-                if t == "joint" {
-                    let axis = cx.v3(c, "axis", [0.0, 0.0, 1.0]);
-                    let n = tree::norm(axis);
-                    if n < 1e-12 {
-                        cx.errors
-                            .at(c, format!("joint `{jname}`: the axis is zero"));
-                    } else {
-                        j.axis = tree::scale(1.0 / n, axis);
-                    }
-                    j.anchor = cx.v3(c, "pos", [0.0; 3]);
-                    let hinge = kind == JointKind::Hinge;
-                    let ang = |cx: &Ctx, x: f64| if hinge { cx.angle(x) } else { x };
-                    let r = cx.num(c, "ref", 0.0);
-                    j.reference = ang(cx, r);
-                    let s = cx.num(c, "springref", 0.0);
-                    j.springref = ang(cx, s);
-                    j.damping = cx.num(c, "damping", 0.0);
-                    j.stiffness = cx.num(c, "stiffness", 0.0);
-                    j.armature = cx.num(c, "armature", 0.0);
-                    if let Some(r) = cx.nums(c, "range", 2) {
-                        j.range = Some((ang(cx, r[0]), ang(cx, r[1])));
-                    }
-                    let fl = cx.num(c, "frictionloss", 0.0);
-                    if fl != 0.0 {
-                        cx.errors.at(c, format!("joint `{jname}`: `frictionloss` (Coulomb friction) is not smooth and is not supported; set it to 0"));
-                    }
-                    if !hinge
-                        && kind != JointKind::Slide
-                        && (j.damping != 0.0 || j.stiffness != 0.0 || j.armature != 0.0)
-                    {
-                        cx.errors.at(c, format!("joint `{jname}`: damping, stiffness and armature are supported on hinge and slide joints only"));
-                    }
-                    if j.damping < 0.0 || j.stiffness < 0.0 || j.armature < 0.0 {
-                        cx.errors.at(c, format!("joint `{jname}`: damping, stiffness and armature must not be negative"));
-                    }
-                }
-                if bd
-                    .joint_index
-                    .insert(jname.clone(), (b, body.joints.len()))
-                    .is_some()
-                {
-                    cx.errors.at(c, format!("joint `{jname}` is defined twice"));
-                }
-                body.joints.push(j);
-            }
-            "plugin" | "composite" | "flexcomp" | "attach" | "frame" | "replicate" => {
+            "joint" | "freejoint" => read_joint(cx, bd, c, &mut body, b, parent),
+            "plugin" | "composite" | "flexcomp" | "attach" | "replicate" => {
                 cx.errors.at(c, format!("<{t}> in a body is not supported"));
             }
             _ => {}
@@ -438,10 +404,7 @@ fn read_body<'a, 'i>(
         } else if let Some(f) = cx.nums(i, "fullinertia", 6) {
             [[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]]
         } else {
-            cx.errors.at(
-                i,
-                format!("<inertial> of body `{name}`: give `diaginertia` or `fullinertia`"),
-            );
+            // MuJoCo's default: no rotational inertia (a point mass).
             [[0.0; 3]; 3]
         };
         if mass < 0.0 {
@@ -452,125 +415,483 @@ fn read_body<'a, 'i>(
         body.com = ipos;
         body.inertia = tree::rotate_inertia(&irot, &local);
     } else if from_geom {
-        let parts: Vec<_> = geoms.iter().filter_map(|g| geom_mass(cx, *g)).collect();
+        let (lo, hi) = cx.settings.group_range;
+        let mut parts = Vec::new();
+        for g in geoms {
+            let group = g
+                .attribute("group")
+                .and_then(|x| x.trim().parse::<i64>().ok())
+                .unwrap_or(0);
+            if group < lo || group > hi {
+                continue;
+            }
+            if let Some(p) = geom_mass(cx, g) {
+                parts.push(p);
+            }
+        }
         let (m, c, i) = combine(&parts);
         body.mass = m;
         body.com = c;
         body.inertia = i;
     }
-    bd.body_index.insert(name.clone(), b);
-    bd.mech.bodies.push(body);
-    for c in children {
-        read_body(cx, bd, c, Some(b));
+    check_inertia(cx, inertial.unwrap_or(node), &name, &mut body);
+    if bd.body_index.insert(name.clone(), b).is_some() {
+        cx.errors
+            .at(node, format!("the body `{name}` is defined twice"));
     }
+    bd.mech.bodies.push(body);
+    children
 }
 
-/// Reads an MJCF document.
-pub fn read(text: &str) -> Result<Mechanism, Errors> {
-    let doc = document(text, "mujoco", "an MJCF")?;
-    let root = doc.root_element();
-    let mut errors = Errors::default();
-    let mut settings = Settings {
-        degree: true,
-        eulerseq: "xyz".into(),
+fn read_joint(
+    cx: &mut Ctx,
+    bd: &mut Build,
+    c: Node,
+    body: &mut Body,
+    b: usize,
+    parent: Option<usize>,
+) {
+    let t = c.tag();
+    let id = bd.joints_seen;
+    bd.joints_seen += 1;
+    let jname = c
+        .attribute("name")
+        .map_or_else(|| format!("joint{id}"), str::to_string);
+    let ty = if t == "freejoint" {
+        "free"
+    } else {
+        c.attribute("type").unwrap_or("hinge")
+    };
+    let kind = match ty {
+        "hinge" => JointKind::Hinge,
+        "slide" => JointKind::Slide,
+        "ball" => JointKind::Ball,
+        "free" => JointKind::Free { absolute: true },
+        other => {
+            cx.errors.at(
+                c,
+                format!("joint `{jname}`: type `{other}` is not supported"),
+            );
+            return;
+        }
+    };
+    if matches!(kind, JointKind::Free { .. }) && (parent.is_some() || !body.joints.is_empty()) {
+        cx.errors.at(
+            c,
+            format!("joint `{jname}`: a free joint must be the only joint of a top-level body"),
+        );
+    }
+    let mut j = Joint::new(jname.clone(), line(c), kind);
+    if t == "joint" {
+        if !matches!(kind, JointKind::Free { .. }) {
+            let axis = cx.v3(c, "axis", [0.0, 0.0, 1.0]);
+            let n = tree::norm(axis);
+            if n < 1e-12 {
+                cx.errors
+                    .at(c, format!("joint `{jname}`: the axis is zero"));
+            } else {
+                j.axis = tree::scale(1.0 / n, axis);
+            }
+            j.anchor = cx.v3(c, "pos", [0.0; 3]);
+        }
+        let hinge = kind == JointKind::Hinge;
+        let ang = |cx: &Ctx, x: f64| if hinge { cx.angle(x) } else { x };
+        let r = cx.num(c, "ref", 0.0);
+        j.reference = ang(cx, r);
+        let s = cx.num(c, "springref", 0.0);
+        j.springref = ang(cx, s);
+        j.damping = cx.num(c, "damping", 0.0);
+        j.stiffness = cx.num(c, "stiffness", 0.0);
+        j.armature = cx.num(c, "armature", 0.0);
+        j.frictionloss = cx.num(c, "frictionloss", 0.0);
+        if let Some(sd) = cx.nums(c, "springdamper", 2) {
+            if sd.iter().any(|x| *x > 0.0) {
+                cx.errors.at(
+                    c,
+                    format!(
+                        "joint `{jname}`: `springdamper` (stiffness and damping from a time \
+                         constant) is not supported; give `stiffness` and `damping`"
+                    ),
+                );
+            }
+        }
+        let limited = c.attribute("limited").unwrap_or("auto");
+        if let Some(r) = cx.nums(c, "range", 2) {
+            if r[0] > r[1] {
+                cx.errors.at(
+                    c,
+                    format!(
+                        "joint `{jname}`: its range {} {} is reversed (lower above upper)",
+                        r[0], r[1]
+                    ),
+                );
+            } else if limited != "false" && (r[0] != 0.0 || r[1] != 0.0) {
+                j.range = Some((ang(cx, r[0]), ang(cx, r[1])));
+            }
+        }
+        if cx.settings.no_spring {
+            j.stiffness = 0.0;
+        }
+        if cx.settings.no_damper {
+            j.damping = 0.0;
+        }
+        if cx.settings.no_frictionloss {
+            j.frictionloss = 0.0;
+        }
+        if !hinge && kind != JointKind::Slide && (j.stiffness != 0.0 || j.frictionloss != 0.0) {
+            cx.errors.at(
+                c,
+                format!(
+                    "joint `{jname}`: stiffness and frictionloss are supported on hinge and \
+                     slide joints only (damping and armature on every joint)"
+                ),
+            );
+        }
+        if j.damping < 0.0 || j.stiffness < 0.0 || j.armature < 0.0 || j.frictionloss < 0.0 {
+            cx.errors.at(
+                c,
+                format!(
+                    "joint `{jname}`: damping, stiffness, armature and frictionloss must not be \
+                     negative"
+                ),
+            );
+        }
+    }
+    if bd
+        .joint_index
+        .insert(jname.clone(), (b, body.joints.len()))
+        .is_some()
+    {
+        cx.errors.at(c, format!("joint `{jname}` is defined twice"));
+    }
+    body.joints.push(j);
+}
+
+/// The settings of `<compiler>` and `<option>` (every one, in order).
+fn read_settings(doc: &Doc, dir: &Path, errors: &mut Errors) -> (Settings, V3) {
+    let angles = mjcf_doc::angle_settings(doc, errors);
+    let mut s = Settings {
+        angles,
         from_geom: "auto".into(),
+        group_range: (0, 5),
+        boundmass: 0.0,
+        boundinertia: 0.0,
+        balanceinertia: false,
+        settotalmass: -1.0,
+        meshdir: dir.to_path_buf(),
+        no_actuation: false,
+        no_spring: false,
+        no_damper: false,
+        no_equality: false,
+        no_frictionloss: false,
     };
     let mut gravity = [0.0, 0.0, -9.81];
-    let mut defaults = HashMap::new();
-    for c in root.children().filter(|c| c.is_element()) {
-        match c.tag_name().name() {
+    let root = doc.root();
+    let mut assetdir = None;
+    let mut meshdir = None;
+    for c in root.children() {
+        match c.tag() {
             "compiler" => {
-                match c.attribute("angle") {
-                    Some("radian") => settings.degree = false,
-                    Some("degree") | None => {}
-                    Some(other) => {
-                        errors.at(c, format!("<compiler>: unknown angle unit `{other}`"))
-                    }
-                }
-                if let Some(s) = c.attribute("eulerseq") {
-                    if s.len() != 3 || !s.chars().all(|ch| "xyzXYZ".contains(ch)) {
+                if let Some(v) = c.attribute("inertiafromgeom") {
+                    if !matches!(v, "auto" | "true" | "false") {
                         errors.at(
                             c,
                             format!(
-                                "<compiler>: `eulerseq=\"{s}\"` is not three of x, y, z, X, Y, Z"
+                                "<compiler>: `inertiafromgeom=\"{v}\"` is not auto, true or false"
                             ),
                         );
-                    } else {
-                        settings.eulerseq = s.into();
                     }
+                    s.from_geom = v.into();
                 }
-                if let Some(s) = c.attribute("inertiafromgeom") {
-                    settings.from_geom = s.into();
+                if let Some(r) = numbers(c, "inertiagrouprange", 2, errors) {
+                    s.group_range = (r[0] as i64, r[1] as i64);
                 }
-                for k in [
-                    "settotalmass",
-                    "balanceinertia",
-                    "boundmass",
-                    "boundinertia",
-                    "coordinate",
-                ] {
-                    if c.attribute(k).is_some() {
-                        errors.at(c, format!("<compiler>: `{k}` changes the mass properties and is not supported"));
-                    }
+                if let Some(v) = numbers(c, "boundmass", 1, errors) {
+                    s.boundmass = v[0];
+                }
+                if let Some(v) = numbers(c, "boundinertia", 1, errors) {
+                    s.boundinertia = v[0];
+                }
+                if let Some(v) = numbers(c, "settotalmass", 1, errors) {
+                    s.settotalmass = v[0];
+                }
+                match c.attribute("balanceinertia") {
+                    Some("true") => s.balanceinertia = true,
+                    Some("false") | None => {}
+                    Some(o) => errors.at(
+                        c,
+                        format!("<compiler>: `balanceinertia=\"{o}\"` is not true or false"),
+                    ),
+                }
+                if let Some(d) = c.attribute("assetdir") {
+                    assetdir = Some(d.to_string());
+                }
+                if let Some(d) = c.attribute("meshdir") {
+                    meshdir = Some(d.to_string());
+                }
+                if c.attribute("coordinate") == Some("global") {
+                    errors.at(c, "<compiler coordinate=\"global\">: global coordinates were removed from MuJoCo; write local ones");
+                }
+                if c.attribute("alignfree") == Some("true") {
+                    errors.at(c, "<compiler alignfree=\"true\">: free bodies moved to their inertial frames are not supported");
                 }
             }
             "option" => {
-                if let Some(g) = numbers(c, "gravity", 3, &mut errors) {
+                if let Some(g) = numbers(c, "gravity", 3, errors) {
                     gravity = [g[0], g[1], g[2]];
                 }
-                for k in ["wind", "magnetic", "density", "viscosity"] {
-                    if let Some(v) = numbers(c, k, 0, &mut errors) {
-                        if v.iter().any(|x| *x != 0.0) && k != "magnetic" {
+                for k in ["wind", "density", "viscosity"] {
+                    if let Some(v) = numbers(c, k, 0, errors) {
+                        if v.iter().any(|x| *x != 0.0) {
                             errors.at(
                                 c,
-                                format!("<option>: a non-zero `{k}` (a fluid) is not supported"),
+                                format!(
+                                    "<option>: a non-zero `{k}` (fluid forces) is not supported"
+                                ),
                             );
                         }
                     }
                 }
-                if let Some(f) = child(c, "flag") {
-                    if f.attribute("gravity") == Some("disable") {
+                for f in c.children().filter(|f| f.has_tag_name("flag")) {
+                    let off = |k: &str| f.attribute(k) == Some("disable");
+                    if off("gravity") {
                         gravity = [0.0; 3];
                     }
-                }
-            }
-            "default" => {
-                for d in c.children().filter(|d| d.is_element()) {
-                    if d.tag_name().name() == "default" {
-                        errors.at(d, "nested <default> classes are not supported: set the attributes on the elements");
-                    } else {
-                        defaults.insert(d.tag_name().name().to_string(), d);
+                    s.no_actuation |= off("actuation");
+                    s.no_spring |= off("spring") || off("passive");
+                    s.no_damper |= off("damper") || off("passive");
+                    s.no_equality |= off("equality") || off("constraint");
+                    s.no_frictionloss |= off("frictionloss") || off("constraint");
+                    for k in ["override", "fwdinv"] {
+                        if f.attribute(k) == Some("enable") && k == "override" {
+                            // Contact override: contacts are not simulated anyway.
+                        }
                     }
                 }
             }
-            "include" => errors.at(c, "<include> is not supported: write one file"),
-            "tendon" if c.children().any(|t| t.is_element()) => {
-                errors.at(c, "<tendon> is not supported (tendons change the dynamics)")
-            }
-            "deformable" | "flex" => errors.at(c, format!("{} is not supported", tag(c))),
             _ => {}
         }
     }
-    for k in [
-        "general",
-        "position",
-        "velocity",
-        "intvelocity",
-        "damper",
-        "cylinder",
-        "muscle",
-        "adhesion",
-    ] {
-        if defaults.contains_key(k) {
-            if let Some(d) = defaults.get(k) {
-                errors.at(*d, format!("<default> of <{k}> is not supported"));
+    // meshdir: relative to assetdir's default (the model's directory) unless absolute.
+    let base = match &assetdir {
+        Some(a) => dir.join(a),
+        None => dir.to_path_buf(),
+    };
+    s.meshdir = match &meshdir {
+        Some(m) => dir.join(m),
+        None => base,
+    };
+    (s, gravity)
+}
+
+/// MuJoCo's actuator parameters as the XML sets them (`mjsActuator`'s fields we use).
+#[derive(Clone)]
+struct ActSpec {
+    gaintype: String,
+    biastype: String,
+    dyntype: String,
+    gainprm: [f64; 10],
+    biasprm: [f64; 10],
+    gear: [f64; 6],
+    ctrlrange: Option<(f64, f64)>,
+    forcerange: Option<(f64, f64)>,
+    ctrllimited: String,
+    forcelimited: String,
+    inheritrange: f64,
+}
+
+impl ActSpec {
+    fn new() -> Self {
+        let mut gainprm = [0.0; 10];
+        gainprm[0] = 1.0;
+        Self {
+            gaintype: "fixed".into(),
+            biastype: "none".into(),
+            dyntype: "none".into(),
+            gainprm,
+            biasprm: [0.0; 10],
+            gear: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            ctrlrange: None,
+            forcerange: None,
+            ctrllimited: "auto".into(),
+            forcelimited: "auto".into(),
+            inheritrange: 0.0,
+        }
+    }
+
+    /// Applies one actuator element (a default or the actuator itself), as MuJoCo's reader.
+    fn apply(&mut self, cx: &mut Ctx, e: Node) {
+        let errors = &mut cx.errors;
+        let fill = |dst: &mut [f64], v: Vec<f64>| {
+            for (d, x) in dst.iter_mut().zip(v) {
+                *d = x;
+            }
+        };
+        for (k, dst) in [
+            ("gaintype", &mut self.gaintype),
+            ("biastype", &mut self.biastype),
+            ("dyntype", &mut self.dyntype),
+            ("ctrllimited", &mut self.ctrllimited),
+            ("forcelimited", &mut self.forcelimited),
+        ] {
+            if let Some(v) = e.attribute(k) {
+                *dst = v.to_string();
+            }
+        }
+        if let Some(v) = numbers(e, "gainprm", 0, errors) {
+            fill(&mut self.gainprm, v);
+        }
+        if let Some(v) = numbers(e, "biasprm", 0, errors) {
+            fill(&mut self.biasprm, v);
+        }
+        if let Some(v) = numbers(e, "gear", 0, errors) {
+            let mut g = [0.0; 6];
+            fill(&mut g, v);
+            self.gear = g;
+        }
+        if let Some(r) = numbers(e, "ctrlrange", 2, errors) {
+            self.ctrlrange = Some((r[0], r[1]));
+        }
+        if let Some(r) = numbers(e, "forcerange", 2, errors) {
+            self.forcerange = Some((r[0], r[1]));
+        }
+        let one = |errors: &mut Errors, k: &str| numbers(e, k, 1, errors).map(|v| v[0]);
+        match e.tag() {
+            "general" => {}
+            "motor" => {
+                self.gainprm[0] = 1.0;
+                self.dyntype = "none".into();
+                self.gaintype = "fixed".into();
+                self.biastype = "none".into();
+            }
+            "position" => {
+                let kp = one(errors, "kp").unwrap_or(self.gainprm[0]);
+                let kv = one(errors, "kv");
+                let dampratio = one(errors, "dampratio");
+                let timeconst = one(errors, "timeconst");
+                if let Some(r) = one(errors, "inheritrange") {
+                    self.inheritrange = r;
+                }
+                self.gainprm[0] = kp;
+                self.biasprm[1] = -kp;
+                if kv.is_some() && dampratio.is_some() {
+                    errors.at(e, "<position>: `kv` and `dampratio` cannot both be given");
+                }
+                if let Some(kv) = kv {
+                    if kv < 0.0 {
+                        errors.at(e, "<position>: `kv` must not be negative");
+                    }
+                    self.biasprm[2] = -kv;
+                }
+                if let Some(d) = dampratio {
+                    if d < 0.0 {
+                        errors.at(e, "<position>: `dampratio` must not be negative");
+                    }
+                    self.biasprm[2] = d;
+                }
+                if let Some(t) = timeconst {
+                    self.dyntype = if t == 0.0 { "none" } else { "filterexact" }.into();
+                }
+                self.gaintype = "fixed".into();
+                self.biastype = "affine".into();
+            }
+            "velocity" => {
+                let kv = one(errors, "kv").unwrap_or(self.gainprm[0]);
+                self.biasprm = [0.0; 10];
+                self.gainprm[0] = kv;
+                self.biasprm[2] = -kv;
+                self.dyntype = "none".into();
+                self.gaintype = "fixed".into();
+                self.biastype = "affine".into();
+            }
+            "damper" => {
+                let inherited = self.gaintype == "affine";
+                let kv =
+                    one(errors, "kv").unwrap_or(if inherited { -self.gainprm[2] } else { 0.0 });
+                self.gainprm = [0.0; 10];
+                self.gainprm[2] = -kv;
+                self.ctrllimited = "true".into();
+                self.dyntype = "none".into();
+                self.gaintype = "affine".into();
+                self.biastype = "none".into();
+            }
+            other => {
+                errors.at(
+                    e,
+                    format!(
+                        "<{other}> actuators are not supported (supported: motor, position, \
+                         velocity, damper, general without activation dynamics)"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Reads an MJCF file: its includes and meshes are found relative to it.
+pub fn read_file(path: &Path, text: &str) -> Result<Mechanism, Errors> {
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    read_source(&Source { text, name, dir })
+}
+
+/// Reads an MJCF document from text (includes relative to the current directory).
+pub fn read(text: &str) -> Result<Mechanism, Errors> {
+    read_source(&Source {
+        text,
+        name: "model.xml".into(),
+        dir: PathBuf::from("."),
+    })
+}
+
+fn read_source(src: &Source) -> Result<Mechanism, Errors> {
+    let mut errors = Errors::default();
+    let Some(doc) = mjcf_doc::load(src, &mut errors) else {
+        return Err(errors);
+    };
+    read_doc(&doc, &src.dir, errors)
+}
+
+fn read_doc(doc: &Doc, dir: &Path, mut errors: Errors) -> Result<Mechanism, Errors> {
+    let root = doc.root();
+    let (settings, gravity) = read_settings(doc, dir, &mut errors);
+    for c in root.children() {
+        match c.tag() {
+            "deformable" | "flex" => errors.at(c, format!("{} is not supported", tag(c))),
+            "tendon" => {
+                for t in c.children().filter(|t| t.has_tag_name("spatial")) {
+                    errors.at(t, "<tendon><spatial> (a tendon through sites, wrapping around geoms) is not supported; fixed tendons are");
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut meshes = HashMap::new();
+    for a in root.children().filter(|c| c.has_tag_name("asset")) {
+        for m in a.children().filter(|m| m.has_tag_name("mesh")) {
+            let name = m.attribute("name").map(str::to_string).or_else(|| {
+                m.attribute("file").map(|f| {
+                    Path::new(f)
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                })
+            });
+            if let Some(n) = name {
+                if meshes.insert(n.clone(), m.id).is_some() {
+                    errors.at(m, format!("the mesh `{n}` is defined twice"));
+                }
             }
         }
     }
     let mut cx = Ctx {
         settings,
-        defaults,
         errors,
+        dir: dir.to_path_buf(),
+        meshes,
     };
     let mut bd = Build {
         mech: Mechanism {
@@ -578,34 +899,180 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
             closures: Vec::new(),
             mimics: Vec::new(),
             actuators: Vec::new(),
+            tendons: Vec::new(),
             gravity,
         },
         body_index: HashMap::new(),
         joint_index: HashMap::new(),
         sites: HashMap::new(),
+        tendon_index: HashMap::new(),
         joints_seen: 0,
     };
-    if let Some(w) = child(root, "worldbody") {
-        for c in w.children().filter(|c| c.is_element()) {
-            match c.tag_name().name() {
-                "body" => read_body(&mut cx, &mut bd, c, None),
+    // Bodies depth first in file order (MuJoCo's body and qpos order), with an explicit stack.
+    let mut stack: Vec<(Node, Option<usize>)> = Vec::new();
+    for w in root.children().filter(|c| c.has_tag_name("worldbody")) {
+        let mut tops = Vec::new();
+        for c in w.children() {
+            match c.tag() {
+                "body" => tops.push(c),
                 "site" => {
                     if let Some(s) = c.attribute("name") {
                         let p = cx.v3(c, "pos", [0.0; 3]);
-                        bd.sites.insert(s.to_string(), (None, p));
+                        if bd.sites.insert(s.to_string(), (None, p)).is_some() {
+                            cx.errors.at(c, format!("the site `{s}` is defined twice"));
+                        }
                     }
                 }
                 "joint" | "freejoint" => cx.errors.at(
                     c,
                     "a joint directly in <worldbody> moves nothing: put it in a <body>",
                 ),
-                "frame" | "replicate" | "composite" | "flexcomp" | "attach" => {
+                "replicate" | "composite" | "flexcomp" | "attach" => {
                     cx.errors.at(c, format!("{} is not supported", tag(c)))
                 }
                 _ => {}
             }
         }
+        for t in tops.into_iter().rev() {
+            stack.push((t, None));
+        }
+        while let Some((n, parent)) = stack.pop() {
+            let b = bd.mech.bodies.len();
+            let kids = read_body(&mut cx, &mut bd, n, parent);
+            for k in kids.into_iter().rev() {
+                stack.push((k, Some(b)));
+            }
+        }
     }
+    // Order the bodies parents first is already so (depth first); fix nothing else.
+    read_tendons(&mut cx, &mut bd, root);
+    read_equalities(&mut cx, &mut bd, root);
+    read_actuators(&mut cx, &mut bd, doc, root);
+    if cx.settings.settotalmass > 0.0 {
+        let total: f64 = bd.mech.bodies.iter().map(|b| b.mass).sum();
+        if total > 0.0 {
+            let s = cx.settings.settotalmass / total;
+            for b in &mut bd.mech.bodies {
+                b.mass *= s;
+                b.inertia = tree::scale_m(s, &b.inertia);
+            }
+        }
+    }
+    let _ = &cx.dir;
+    let _ = &cx.meshes;
+    if cx.errors.list.is_empty() {
+        Ok(bd.mech)
+    } else {
+        Err(cx.errors)
+    }
+}
+
+/// The hinge/slide joint named `name`, or an error naming who asked.
+fn scalar_joint(
+    cx: &mut Ctx,
+    bd: &Build,
+    node: Node,
+    who: &str,
+    name: &str,
+) -> Option<(usize, usize)> {
+    let Some(&jp) = bd.joint_index.get(name) else {
+        cx.errors
+            .at(node, format!("{who}: the joint `{name}` does not exist"));
+        return None;
+    };
+    let kind = bd.mech.bodies[jp.0].joints[jp.1].kind;
+    if !matches!(kind, JointKind::Hinge | JointKind::Slide) {
+        cx.errors.at(
+            node,
+            format!("{who}: the joint `{name}` is a ball or free joint; only hinge and slide joints are supported here"),
+        );
+        return None;
+    }
+    Some(jp)
+}
+
+fn read_tendons(cx: &mut Ctx, bd: &mut Build, root: Node) {
+    for sec in root.children().filter(|c| c.has_tag_name("tendon")) {
+        for t in sec.children().filter(|t| t.has_tag_name("fixed")) {
+            let k = bd.mech.tendons.len();
+            let name = t
+                .attribute("name")
+                .map_or_else(|| format!("tendon{k}"), str::to_string);
+            let who = format!("tendon `{name}`");
+            let mut terms = Vec::new();
+            for j in t.children().filter(|j| j.has_tag_name("joint")) {
+                let Some(jn) = j.attribute("joint") else {
+                    cx.errors.at(j, format!("{who}: a <joint> needs `joint`"));
+                    continue;
+                };
+                let coef = cx.num(j, "coef", 1.0);
+                if let Some(jp) = scalar_joint(cx, bd, j, &who, jn) {
+                    terms.push((jp, coef));
+                }
+            }
+            let mut stiffness = cx.num(t, "stiffness", 0.0);
+            let mut damping = cx.num(t, "damping", 0.0);
+            let mut frictionloss = cx.num(t, "frictionloss", 0.0);
+            if cx.settings.no_spring {
+                stiffness = 0.0;
+            }
+            if cx.settings.no_damper {
+                damping = 0.0;
+            }
+            if cx.settings.no_frictionloss {
+                frictionloss = 0.0;
+            }
+            let sl = cx.nums(t, "springlength", 0).unwrap_or_else(|| vec![-1.0]);
+            // Negative: the length at the reference configuration (MuJoCo's `qpos_spring`).
+            let reference: f64 = terms
+                .iter()
+                .map(|(jp, c)| c * bd.mech.bodies[jp.0].joints[jp.1].reference)
+                .sum();
+            let springlength = match sl.as_slice() {
+                [a] if *a < 0.0 => reference,
+                [a] => *a,
+                [a, b] if *a < 0.0 && *b < 0.0 => reference,
+                [a, b] if a == b => *a,
+                [_, _] if stiffness == 0.0 => 0.0,
+                _ => {
+                    cx.errors.at(t, format!("{who}: a spring with a dead band (two different `springlength`s) is not smooth and is not supported"));
+                    0.0
+                }
+            };
+            if stiffness < 0.0 || damping < 0.0 || frictionloss < 0.0 {
+                cx.errors.at(
+                    t,
+                    format!("{who}: stiffness, damping and frictionloss must not be negative"),
+                );
+            }
+            if cx.num(t, "armature", 0.0) != 0.0 {
+                cx.errors
+                    .at(t, format!("{who}: tendon `armature` is not supported"));
+            }
+            if terms.is_empty() {
+                cx.errors.at(
+                    t,
+                    format!("{who}: a fixed tendon needs at least one <joint>"),
+                );
+            }
+            if bd.tendon_index.insert(name.clone(), k).is_some() {
+                cx.errors
+                    .at(t, format!("the tendon `{name}` is defined twice"));
+            }
+            bd.mech.tendons.push(Tendon {
+                name,
+                line: line(t),
+                terms,
+                stiffness,
+                springlength,
+                damping,
+                frictionloss,
+            });
+        }
+    }
+}
+
+fn read_equalities(cx: &mut Ctx, bd: &mut Build, root: Node) {
     let body_ref = |cx: &mut Ctx, bd: &Build, node: Node, k: &str| -> Result<Option<usize>, ()> {
         match node.attribute(k) {
             None | Some("world") => Ok(None),
@@ -616,7 +1083,7 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                         node,
                         format!(
                             "{} {}: `{k}` names the body `{name}`, which does not exist",
-                            node.tag_name().name(),
+                            node.tag(),
                             node.attribute("name").map_or_else(
                                 || format!("at line {}", line(node)),
                                 |n| format!("`{n}`")
@@ -629,11 +1096,11 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
         }
     };
     for eq in root.children().filter(|c| c.has_tag_name("equality")) {
-        for c in eq.children().filter(|c| c.is_element()) {
-            if c.attribute("active") == Some("false") {
+        for c in eq.children() {
+            if c.attribute("active") == Some("false") || cx.settings.no_equality {
                 continue;
             }
-            let t = c.tag_name().name();
+            let t = c.tag();
             let name = c.attribute("name").map_or_else(
                 || format!("<{t}> at line {}", line(c)),
                 |n| format!("`{n}`"),
@@ -653,7 +1120,7 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                                 None
                             }
                         };
-                        match (look(&mut cx, s1), look(&mut cx, s2)) {
+                        match (look(cx, s1), look(cx, s2)) {
                             (Some((b1, p1)), Some((b2, p2))) => (b1, b2, p1, Some(p2)),
                             _ => continue,
                         }
@@ -662,10 +1129,9 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                             cx.errors.at(c, format!("connect {name}: give `body1` (and `body2`, default the world) or `site1` and `site2`"));
                             continue;
                         }
-                        let (Ok(b1), Ok(b2)) = (
-                            body_ref(&mut cx, &bd, c, "body1"),
-                            body_ref(&mut cx, &bd, c, "body2"),
-                        ) else {
+                        let (Ok(b1), Ok(b2)) =
+                            (body_ref(cx, bd, c, "body1"), body_ref(cx, bd, c, "body2"))
+                        else {
                             continue;
                         };
                         let a = cx.v3(c, "anchor", [0.0; 3]);
@@ -697,10 +1163,9 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                         );
                         continue;
                     }
-                    let (Ok(b1), Ok(b2)) = (
-                        body_ref(&mut cx, &bd, c, "body1"),
-                        body_ref(&mut cx, &bd, c, "body2"),
-                    ) else {
+                    let (Ok(b1), Ok(b2)) =
+                        (body_ref(cx, bd, c, "body1"), body_ref(cx, bd, c, "body2"))
+                    else {
                         continue;
                     };
                     let relpose = numbers(c, "relpose", 7, &mut cx.errors).and_then(|r| {
@@ -723,69 +1188,180 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
                         kind: ClosureKind::Weld { relpose },
                     });
                 }
+                "joint" | "tendon" => {
+                    let who = format!("equality {t} {name}");
+                    let (k1, k2) = if t == "joint" {
+                        ("joint1", "joint2")
+                    } else {
+                        ("tendon1", "tendon2")
+                    };
+                    let Some(n1) = c.attribute(k1) else {
+                        cx.errors.at(c, format!("{who}: give `{k1}`"));
+                        continue;
+                    };
+                    let combo =
+                        |cx: &mut Ctx, bd: &Build, n: &str| -> Option<Vec<((usize, usize), f64)>> {
+                            if t == "joint" {
+                                scalar_joint(cx, bd, c, &who, n).map(|jp| vec![(jp, 1.0)])
+                            } else {
+                                match bd.tendon_index.get(n) {
+                                    Some(&k) => Some(bd.mech.tendons[k].terms.clone()),
+                                    None => {
+                                        cx.errors.at(
+                                            c,
+                                            format!("{who}: the fixed tendon `{n}` does not exist"),
+                                        );
+                                        None
+                                    }
+                                }
+                            }
+                        };
+                    let Some(y) = combo(cx, bd, n1) else { continue };
+                    let x = match c.attribute(k2) {
+                        Some(n2) => match combo(cx, bd, n2) {
+                            Some(x) => Some(x),
+                            None => continue,
+                        },
+                        None => None,
+                    };
+                    let mut coef = [0.0, 1.0, 0.0, 0.0, 0.0];
+                    if let Some(p) = numbers(c, "polycoef", 0, &mut cx.errors) {
+                        coef = [0.0; 5];
+                        for (d, v) in coef.iter_mut().zip(p) {
+                            *d = v;
+                        }
+                    }
+                    let at_ref = |v: &[((usize, usize), f64)]| -> f64 {
+                        v.iter()
+                            .map(|(jp, k)| k * bd.mech.bodies[jp.0].joints[jp.1].reference)
+                            .sum()
+                    };
+                    let y0 = at_ref(&y);
+                    let x0 = x.as_deref().map_or(0.0, at_ref);
+                    if x.as_ref().is_some_and(|x| *x == y) {
+                        cx.errors.at(c, format!("{who}: both sides are the same"));
+                        continue;
+                    }
+                    bd.mech.closures.push(Closure {
+                        name: format!("equality {t} {name}"),
+                        line: line(c),
+                        body1: None,
+                        body2: None,
+                        kind: ClosureKind::Coupling { y, x, coef, y0, x0 },
+                    });
+                }
                 other => cx.errors.at(
                     c,
-                    format!("<equality><{other}> is not supported (supported: connect, weld)"),
+                    format!(
+                        "<equality><{other}> is not supported (supported: connect, weld, joint, \
+                         tendon)"
+                    ),
                 ),
             }
         }
     }
+}
+
+fn read_actuators(cx: &mut Ctx, bd: &mut Build, doc: &Doc, root: Node) {
     for act in root.children().filter(|c| c.has_tag_name("actuator")) {
-        for c in act.children().filter(|c| c.is_element()) {
-            let t = c.tag_name().name();
-            if t != "motor" {
-                cx.errors.at(
-                    c,
-                    format!("<actuator><{t}> is not supported (supported: motor)"),
-                );
-                continue;
-            }
+        for c in act.children() {
             let k = bd.mech.actuators.len();
             let name = c
                 .attribute("name")
                 .map_or_else(|| format!("actuator{k}"), str::to_string);
-            let Some(jn) = c.attribute("joint") else {
+            let mut spec = ActSpec::new();
+            for d in doc.actuator_defaults(c.class()) {
+                spec.apply(cx, d);
+            }
+            spec.apply(cx, c);
+            let who = format!("actuator `{name}`");
+            let (joint, tendon) = if let Some(jn) = c.attribute("joint") {
+                match scalar_joint(cx, bd, c, &who, jn) {
+                    Some(jp) => (jp, None),
+                    None => continue,
+                }
+            } else if let Some(tn) = c.attribute("tendon") {
+                match bd.tendon_index.get(tn) {
+                    Some(&t) => ((0, 0), Some(t)),
+                    None => {
+                        cx.errors
+                            .at(c, format!("{who}: the fixed tendon `{tn}` does not exist"));
+                        continue;
+                    }
+                }
+            } else {
+                let on = ["site", "body", "jointinparent", "cranksite"]
+                    .into_iter()
+                    .find(|k| c.attribute(k).is_some())
+                    .unwrap_or("nothing");
                 cx.errors.at(
                     c,
-                    format!("motor `{name}`: only motors on a `joint` are supported"),
+                    format!(
+                        "{who}: a transmission on `{on}` is not supported (supported: `joint`, \
+                         `tendon` of a fixed tendon)"
+                    ),
                 );
                 continue;
             };
-            let Some(&jp) = bd.joint_index.get(jn) else {
-                cx.errors.at(
-                    c,
-                    format!("motor `{name}`: the joint `{jn}` does not exist"),
-                );
-                continue;
-            };
-            let kind = bd.mech.bodies[jp.0].joints[jp.1].kind;
-            if !matches!(kind, JointKind::Hinge | JointKind::Slide) {
-                cx.errors.at(
-                    c,
-                    format!("motor `{name}`: only hinge and slide joints can be driven"),
-                );
+            if spec.dyntype != "none" {
+                cx.errors.at(c, format!("{who}: activation dynamics (`dyntype=\"{}\"`, or a `timeconst`) add a state and are not supported", spec.dyntype));
                 continue;
             }
-            let gear = cx
-                .nums(c, "gear", 0)
-                .and_then(|g| g.first().copied())
-                .unwrap_or(1.0);
-            let ctrlrange = cx.nums(c, "ctrlrange", 2).map(|r| (r[0], r[1]));
+            let ok_gain = matches!(spec.gaintype.as_str(), "fixed" | "affine");
+            let ok_bias = matches!(spec.biastype.as_str(), "none" | "affine");
+            if !ok_gain || !ok_bias {
+                cx.errors.at(c, format!("{who}: gain type `{}` and bias type `{}`: only `fixed`/`affine` gains and `none`/`affine` biases are supported", spec.gaintype, spec.biastype));
+                continue;
+            }
+            if spec.gear[1..].iter().any(|g| *g != 0.0) {
+                cx.errors.at(c, format!("{who}: a `gear` of more than one number needs a site transmission, which is not supported"));
+                continue;
+            }
+            let affine_gain = spec.gaintype == "affine";
+            let bias = if spec.biastype == "affine" {
+                [spec.biasprm[0], spec.biasprm[1], spec.biasprm[2]]
+            } else {
+                [0.0; 3]
+            };
+            if let Some((lo, hi)) = spec.ctrlrange {
+                if lo > hi && spec.ctrllimited != "false" {
+                    cx.errors
+                        .at(c, format!("{who}: its `ctrlrange` {lo} {hi} is reversed"));
+                    continue;
+                }
+            }
+            if let Some((lo, hi)) = spec.forcerange {
+                if lo > hi && spec.forcelimited != "false" {
+                    cx.errors
+                        .at(c, format!("{who}: its `forcerange` {lo} {hi} is reversed"));
+                    continue;
+                }
+            }
+            let mut ctrlrange = spec.ctrlrange.filter(|_| spec.ctrllimited != "false");
+            if spec.inheritrange > 0.0 && tendon.is_none() {
+                if let Some((lo, hi)) = bd.mech.bodies[joint.0].joints[joint.1].range {
+                    let (mid, half) = (0.5 * (lo + hi), 0.5 * (hi - lo) * spec.inheritrange);
+                    ctrlrange = Some((mid - half, mid + half));
+                }
+            }
+            if cx.settings.no_actuation {
+                continue;
+            }
             bd.mech.actuators.push(Actuator {
                 name,
-                joint: jp,
-                gear,
+                joint,
+                tendon,
+                gain_affine: if affine_gain {
+                    [spec.gainprm[1], spec.gainprm[2]]
+                } else {
+                    [0.0; 2]
+                },
+                gear: spec.gear[0],
                 ctrlrange,
-                forcerange: None,
-                gain: 1.0,
-                bias: [0.0; 3],
+                forcerange: spec.forcerange.filter(|_| spec.forcelimited != "false"),
+                gain: spec.gainprm[0],
+                bias,
             });
         }
-    }
-    let _: &[Body] = &bd.mech.bodies;
-    if cx.errors.list.is_empty() {
-        Ok(bd.mech)
-    } else {
-        Err(cx.errors)
     }
 }

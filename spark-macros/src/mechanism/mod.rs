@@ -15,6 +15,7 @@ pub mod bodies;
 pub mod items;
 pub mod kinematics;
 pub mod mjcf;
+pub mod mjcf_doc;
 pub mod poses;
 pub mod symbolic;
 pub mod tree;
@@ -25,6 +26,8 @@ pub mod xml;
 
 #[cfg(test)]
 mod bodies_tests;
+#[cfg(test)]
+mod mjcf_tests;
 #[cfg(test)]
 mod tests;
 
@@ -37,6 +40,13 @@ use crate::parse::{ExprList, Field, FieldValue, ModelInput, NameList, ParameterD
 use kinematics::{Alg, Layout, Numeric};
 use symbolic::Symbolic;
 use tree::{JointKind, Mechanism};
+
+/// The parameter a model with dry friction gets: the velocity scale ε of its regularized
+/// friction force `−f·v/√(v² + ε²)` (m/s or rad/s).
+pub const FRICTION_VELOCITY: &str = "friction_velocity";
+
+/// Its default.
+pub const FRICTION_VELOCITY_DEFAULT: f64 = 1e-3;
 
 /// Which file format.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -69,8 +79,12 @@ pub struct Lowered {
     pub nonholonomic: Vec<TokenStream>,
     /// `½ Σ d v²`, when some joint has damping.
     pub dissipation: Option<TokenStream>,
-    /// Motors: (input identifier, coordinate, gear).
-    pub motors: Vec<(Ident, usize, f64)>,
+    /// Actuators: the input identifier and the generalized force terms it adds, per
+    /// coordinate.
+    pub motors: Vec<(Ident, Vec<(usize, TokenStream)>)>,
+    /// Some joint or tendon has dry friction: the model gets the parameter
+    /// [`FRICTION_VELOCITY`].
+    pub friction: bool,
     /// The reference configuration.
     pub reference: Vec<f64>,
     /// Per coordinate: range, effort and velocity limits.
@@ -81,6 +95,8 @@ pub struct Lowered {
     pub velocities: Vec<Option<f64>>,
     /// Per motor: its control range.
     pub ctrlranges: Vec<Option<(f64, f64)>>,
+    /// Per motor: its force range.
+    pub forceranges: Vec<Option<(f64, f64)>>,
     /// The bodies' names.
     pub body_names: Vec<String>,
     /// The joint (hinge/slide) coordinates by joint name.
@@ -155,6 +171,7 @@ pub fn lower_checked_at(
     let mut failures = Vec::new();
     if n == 0 {
         failures.push(xml::FileError {
+            file: None,
             line: 1,
             msg: "nothing moves: the model has no joint with a coordinate".into(),
         });
@@ -201,6 +218,7 @@ pub fn lower_checked_at(
             Some(c) => {
                 let (name, line) = tag_name(*tag);
                 failures.push(xml::FileError {
+                    file: None,
                     line,
                     msg: format!(
                         "{name} is not assembled at the file's reference configuration: one of \
@@ -231,45 +249,102 @@ pub fn lower_checked_at(
             .collect()
     };
     let h = 1e-6;
-    let mut jac = vec![vec![0.0; n]; rows.rows.len()];
-    let at = check_at.map_or_else(|| reference.clone(), <[f64]>::to_vec);
-    for i in 0..n {
-        let (mut qp, mut qm) = (at.clone(), at.clone());
-        qp[i] += h;
-        qm[i] -= h;
-        let (gp, gm) = (eval_rows(&qp), eval_rows(&qm));
-        for (r, row) in jac.iter_mut().enumerate() {
-            row[i] = (gp[r] - gm[r]) / (2.0 * h);
+    let jacobian_at = |at: &[f64]| -> Vec<Vec<f64>> {
+        let mut jac = vec![vec![0.0; n]; rows.rows.len()];
+        for i in 0..n {
+            let (mut qp, mut qm) = (at.to_vec(), at.to_vec());
+            qp[i] += h;
+            qm[i] -= h;
+            let (gp, gm) = (eval_rows(&qp), eval_rows(&qm));
+            for (r, row) in jac.iter_mut().enumerate() {
+                row[i] = (gp[r] - gm[r]) / (2.0 * h);
+            }
         }
+        jac
+    };
+    let at = check_at.map_or_else(|| reference.clone(), <[f64]>::to_vec);
+    // The Jacobian there, and at three configurations away from it (a fixed pseudo-random
+    // offset of every coordinate): a row dependent at all four is dependent identically (an
+    // over-constrained loop written with more rows than it needs, as MuJoCo's soft
+    // constraints allow): it holds wherever the others do, and is dropped. A row dependent at
+    // the reference only is a loop closed at a singular configuration: an error.
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut offsets = Vec::new();
+    for _ in 0..3 {
+        let q: Vec<f64> = at
+            .iter()
+            .map(|x| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                x + 0.3 * ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5)
+            })
+            .collect();
+        offsets.push(q);
     }
-    let mut basis: Vec<Vec<f64>> = Vec::new();
-    let mut reported = std::collections::HashSet::new();
-    for &k in &kept {
+    let jacs: Vec<Vec<Vec<f64>>> = std::iter::once(at.clone())
+        .chain(offsets)
+        .map(|q| jacobian_at(&q))
+        .collect();
+    // Gram–Schmidt per configuration; `left` of row `k` against the basis of configuration `c`.
+    let mut bases: Vec<Vec<Vec<f64>>> = vec![Vec::new(); jacs.len()];
+    let residual = |jac: &[Vec<f64>], basis: &[Vec<f64>], k: usize| -> (Vec<f64>, bool) {
         let mut r = jac[k].clone();
         let size = r.iter().map(|x| x * x).sum::<f64>().sqrt();
-        for b in &basis {
+        for b in basis {
             let d: f64 = r.iter().zip(b).map(|(x, y)| x * y).sum();
             for (x, y) in r.iter_mut().zip(b) {
                 *x -= d * y;
             }
         }
         let left = r.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if size == 0.0 || left <= 1e-6 * size {
-            let (name, line) = tag_name(rows.rows[k].1);
-            if reported.insert(name.clone()) {
-                failures.push(xml::FileError {
-                    line,
-                    msg: format!(
-                        "{name} is redundant at the reference configuration: its constraint rows \
-                         are dependent on the other constraints there (a loop over-constrained, \
-                         or closed at a singular configuration)"
-                    ),
-                });
+        let dependent = size == 0.0 || left <= 1e-6 * size;
+        (r.iter().map(|x| x / left).collect(), dependent)
+    };
+    let values_at_reference = eval_rows(&at);
+    let mut reported = std::collections::HashSet::new();
+    let mut independent = Vec::new();
+    for &k in &kept {
+        let (r0, dep0) = residual(&jacs[0], &bases[0], k);
+        if !dep0 {
+            bases[0].push(r0);
+            for c in 1..jacs.len() {
+                let (rc, depc) = residual(&jacs[c], &bases[c], k);
+                if !depc {
+                    bases[c].push(rc);
+                }
             }
-        } else {
-            basis.push(r.iter().map(|x| x / left).collect());
+            independent.push(k);
+            continue;
+        }
+        let everywhere = (1..jacs.len()).all(|c| residual(&jacs[c], &bases[c], k).1);
+        // Only for model files: a mechanism written with `bodies` is checked at a generic
+        // configuration already, where any dependence is an over-constrained loop.
+        if check_at.is_none() && everywhere && values_at_reference[k].abs() <= 1e-6 {
+            continue;
+        }
+        let (name, line) = tag_name(rows.rows[k].1);
+        if reported.insert(name.clone()) {
+            failures.push(xml::FileError {
+                file: None,
+                line,
+                msg: if check_at.is_none() {
+                    format!(
+                        "{name} is redundant at the reference configuration: its constraint \
+                         rows are dependent on the other constraints there, and not everywhere \
+                         (a loop closed at a singular configuration)"
+                    )
+                } else {
+                    format!(
+                        "{name} is redundant at the reference configuration: its constraint \
+                         rows are dependent on the other constraints there (a loop \
+                         over-constrained, or closed at a singular configuration)"
+                    )
+                },
+            });
         }
     }
+    let kept = independent;
     // Every coordinate moves something with mass or inertia.
     let t_at = |vv: &[f64]| -> f64 {
         let mut a = Numeric {
@@ -288,6 +363,7 @@ pub fn lower_checked_at(
                 e[k] = 1.0;
                 if 2.0 * t_at(&e) <= 1e-12 {
                     failures.push(xml::FileError {
+                        file: None,
                         line: joint.line,
                         msg: format!(
                             "joint `{}` moves body `{}`, but nothing it moves has mass or \
@@ -332,13 +408,145 @@ pub fn lower_checked_at(
             }
         }
     }
+    // Damping on ball and free joints: ½ d |qvel|² over MuJoCo's dofs.
+    for (b, body) in mech.bodies.iter().enumerate() {
+        for (j, joint) in body.joints.iter().enumerate() {
+            if joint.damping != 0.0 && joint.size() > 1 {
+                let dofs = kinematics::joint_dofs(&mut sym, joint, layout.first[b][j]);
+                let d = kinematics::half_square_sum(&mut sym, joint.damping, &dofs);
+                damping.push(sym.tokens(&d));
+            }
+        }
+    }
+    // Dry friction: the Rayleigh function f·√(v² + ε²), whose force −f·v/√(v² + ε²) is
+    // MuJoCo's `frictionloss` f in sliding, regularized over the velocity scale ε
+    // (`docs/friction.md`).
+    let eps = Ident::new(FRICTION_VELOCITY, span);
+    let mut friction = false;
+    for (b, body) in mech.bodies.iter().enumerate() {
+        for (j, joint) in body.joints.iter().enumerate() {
+            if joint.frictionloss != 0.0 && joint.size() == 1 {
+                let k = layout.first[b][j];
+                let f = symbolic::number(joint.frictionloss, span);
+                let vk = &v[k];
+                damping.push(quote!(#f * (#vk.powi(2) + #eps.powi(2)).sqrt()));
+                friction = true;
+            }
+        }
+    }
+    let rate = |terms: &[((usize, usize), f64)]| -> TokenStream {
+        let parts: Vec<TokenStream> = terms
+            .iter()
+            .map(|((b, j), c)| {
+                let vk = &v[layout.first[*b][*j]];
+                let c = symbolic::number(*c, span);
+                quote!(#c * #vk)
+            })
+            .collect();
+        quote!((#(#parts)+*))
+    };
+    let length = |terms: &[((usize, usize), f64)]| -> TokenStream {
+        let parts: Vec<TokenStream> = terms
+            .iter()
+            .map(|((b, j), c)| {
+                let qk = &q[layout.first[*b][*j]];
+                let c = symbolic::number(*c, span);
+                quote!(#c * #qk)
+            })
+            .collect();
+        quote!((#(#parts)+*))
+    };
+    for t in &mech.tendons {
+        if t.terms.is_empty() {
+            continue;
+        }
+        if t.damping != 0.0 {
+            let d = symbolic::number(0.5 * t.damping, span);
+            let r = rate(&t.terms);
+            damping.push(quote!(#d * #r.powi(2)));
+        }
+        if t.frictionloss != 0.0 {
+            let f = symbolic::number(t.frictionloss, span);
+            let r = rate(&t.terms);
+            damping.push(quote!(#f * (#r.powi(2) + #eps.powi(2)).sqrt()));
+            friction = true;
+        }
+    }
     let dissipation = (!damping.is_empty()).then(|| quote!(#(#damping)+*));
+    // Actuators: force F = (g + g₁ l + g₂ l̇) u + b₀ + b₁ l + b₂ l̇ with the length l = gear · L
+    // (L the joint's coordinate or the tendon's length); generalized force gear · F along L.
     let mut motors = Vec::new();
     let mut ctrlranges = Vec::new();
+    let mut forceranges = Vec::new();
+    let diag_mass = |k: usize| -> f64 {
+        let mut e = vec![0.0; n];
+        e[k] = 1.0;
+        2.0 * t_at(&e)
+    };
     for a in &mech.actuators {
-        let k = layout.first[a.joint.0][a.joint.1];
-        motors.push((identifier(&a.name, span), k, a.gear));
+        let terms: Vec<((usize, usize), f64)> = match a.tendon {
+            Some(t) => mech.tendons[t].terms.clone(),
+            None => vec![(a.joint, 1.0)],
+        };
+        let u = identifier(&a.name, span);
+        let gear = a.gear;
+        let mut bias = a.bias;
+        if bias[2] > 0.0 && a.gain == -bias[1] {
+            // MuJoCo's `dampratio`: damping = dampratio · 2 √(kp · m), m the reflected
+            // inertia Σ M₀[k] / moment² at the reference configuration.
+            let mut m = 0.0;
+            for ((b, j), c) in &terms {
+                let trn = (gear * c).abs();
+                if trn * trn > 1e-15 {
+                    m += diag_mass(layout.first[*b][*j]) / (trn * trn);
+                }
+            }
+            bias[2] = -bias[2] * 2.0 * (a.gain * m).sqrt();
+        }
+        let l = length(&terms);
+        let ld = rate(&terms);
+        let num = |x: f64| symbolic::number(x, span);
+        let mut gain = vec![{
+            let g = num(a.gain);
+            quote!(#g)
+        }];
+        if a.gain_affine[0] != 0.0 {
+            let c = num(a.gain_affine[0] * gear);
+            gain.push(quote!(#c * #l));
+        }
+        if a.gain_affine[1] != 0.0 {
+            let c = num(a.gain_affine[1] * gear);
+            gain.push(quote!(#c * #ld));
+        }
+        let mut force = vec![quote!((#(#gain)+*) * #u)];
+        if bias[0] != 0.0 {
+            let c = num(bias[0]);
+            force.push(quote!(#c));
+        }
+        if bias[1] != 0.0 {
+            let c = num(bias[1] * gear);
+            force.push(quote!(#c * #l));
+        }
+        if bias[2] != 0.0 {
+            let c = num(bias[2] * gear);
+            force.push(quote!(#c * #ld));
+        }
+        let simple = a.gain_affine == [0.0; 2] && bias == [0.0; 3] && a.gain == 1.0;
+        let per: Vec<(usize, TokenStream)> = terms
+            .iter()
+            .map(|((b, j), c)| {
+                let k = layout.first[*b][*j];
+                let g = num(gear * c);
+                if simple {
+                    (k, quote!(#g * #u))
+                } else {
+                    (k, quote!(#g * (#(#force)+*)))
+                }
+            })
+            .collect();
+        motors.push((u, per));
         ctrlranges.push(a.ctrlrange);
+        forceranges.push(a.forcerange);
     }
     Ok(Lowered {
         coord_names,
@@ -348,11 +556,13 @@ pub fn lower_checked_at(
         nonholonomic,
         dissipation,
         motors,
+        friction,
         reference,
         ranges,
         efforts,
         velocities,
         ctrlranges,
+        forceranges,
         body_names: mech.bodies.iter().map(|b| b.name.clone()).collect(),
         joint_coordinate,
     })
@@ -569,7 +779,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     }
     let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let path = std::path::Path::new(&dir).join(lit.value());
-    let text = match std::fs::read_to_string(&path) {
+    let text = match xml::read_model_file(&path) {
         Ok(t) => t,
         Err(e) => {
             input.errors.push(syn::Error::new(
@@ -597,13 +807,17 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     let file = lit.value();
     let report = |input: &mut ModelInput, errors: &[xml::FileError]| {
         for e in errors {
-            input.errors.push(syn::Error::new(
-                span,
-                format!("{file}:{}: {}", e.line, e.msg),
-            ));
+            let f = e.file.as_deref().unwrap_or(&file);
+            input
+                .errors
+                .push(syn::Error::new(span, format!("{f}:{}: {}", e.line, e.msg)));
         }
     };
-    let mech = match read(format, &text) {
+    let read_result = match format {
+        Format::Mjcf => mjcf::read_file(&path, &text),
+        Format::Urdf => read(format, &text),
+    };
+    let mech = match read_result {
         Ok(m) => m,
         Err(errors) => {
             report(input, &errors.list);
@@ -689,7 +903,7 @@ pub(crate) fn install(
     }
     input.shown_names = Some((low.coord_names.clone(), low.coord_names.clone()));
     // Gravity parameters (after the user's).
-    let gravity_params: Vec<ParameterDecl> = g
+    let mut gravity_params: Vec<ParameterDecl> = g
         .iter()
         .zip(mech.gravity)
         .map(|(name, x)| ParameterDecl {
@@ -699,6 +913,17 @@ pub(crate) fn install(
             element: None,
         })
         .collect();
+    if low.friction {
+        gravity_params.push(ParameterDecl {
+            name: Ident::new(FRICTION_VELOCITY, span),
+            default: Some(parse_expr(symbolic::number(
+                FRICTION_VELOCITY_DEFAULT,
+                span,
+            ))),
+            size: None,
+            element: None,
+        });
+    }
     match input
         .fields
         .iter_mut()
@@ -770,9 +995,10 @@ pub(crate) fn install(
     // Generalized forces: motors, `actuated` joints, keyed forces, the user's list.
     let mut extra: Vec<Vec<TokenStream>> = vec![Vec::new(); n];
     let mut new_inputs: Vec<Ident> = Vec::new();
-    for (u, k, gear) in &low.motors {
-        let gear = symbolic::number(*gear, span);
-        extra[*k].push(quote!(#gear * #u));
+    for (u, terms) in &low.motors {
+        for (k, t) in terms {
+            extra[*k].push(t.clone());
+        }
         new_inputs.push(u.clone());
     }
     let find_joint = |input: &mut ModelInput, key: &Key| -> Option<usize> {
@@ -920,6 +1146,7 @@ pub(crate) fn install(
     let efforts: Vec<_> = low.efforts.iter().map(opt1).collect();
     let vlims: Vec<_> = low.velocities.iter().map(opt1).collect();
     let ctrl: Vec<_> = low.ctrlranges.iter().map(opt2).collect();
+    let force_ranges: Vec<_> = low.forceranges.iter().map(opt2).collect();
     let nm = ctrl.len();
     let bodies = &low.body_names;
     let nb = bodies.len();
@@ -941,6 +1168,8 @@ pub(crate) fn install(
             pub const MOTOR_INPUTS: [&'static str; #nm] = [#(#motor_names),*];
             /// Per motor input, its `ctrlrange` (not enforced).
             pub const CONTROL_RANGES: [::core::option::Option<(f64, f64)>; #nm] = [#(#ctrl),*];
+            /// Per motor input, its actuator force range `forcerange` (not enforced).
+            pub const FORCE_RANGES: [::core::option::Option<(f64, f64)>; #nm] = [#(#force_ranges),*];
             /// The bodies' names, parents before children.
             pub const BODY_NAMES: [&'static str; #nb] = [#(#bodies),*];
         }

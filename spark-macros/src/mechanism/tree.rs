@@ -21,8 +21,10 @@ pub struct Mechanism {
     pub closures: Vec<Closure>,
     /// Mimic joints (URDF): `q[joint] = multiplier q[leader] + offset`.
     pub mimics: Vec<Mimic>,
-    /// Motors: an input each, a generalized force `gear · u` on their joint.
+    /// Actuators: an input each, a generalized force on their joint or tendon.
     pub actuators: Vec<Actuator>,
+    /// Fixed tendons (MJCF): lengths that are linear combinations of joint coordinates.
+    pub tendons: Vec<Tendon>,
     /// The gravity vector (world frame), the default of the three gravity parameters.
     pub gravity: V3,
 }
@@ -143,6 +145,7 @@ pub struct Closure {
 }
 
 /// What a closure holds together.
+#[derive(Clone)]
 pub enum ClosureKind {
     /// A point of body 1 (`anchor1`, its frame) stays at a point of body 2 (`anchor2`).
     /// `anchor2 = None`: the point of body 2 that coincides at the reference configuration.
@@ -150,6 +153,38 @@ pub enum ClosureKind {
     /// Body 2's frame stays at a fixed pose in body 1's frame; `None`: the pose they have at
     /// the reference configuration.
     Weld { relpose: Option<(V3, M3)> },
+    /// MJCF `<equality><joint>` and `<equality><tendon>`: `y − y0 = Σₖ coef[k] (x − x0)ᵏ`,
+    /// where `y` and `x` are linear combinations of hinge/slide coordinates (a joint, or a
+    /// fixed tendon's length) and `y0`, `x0` their values at the reference configuration;
+    /// without `x`, `y = y0 + coef[0]`. The bodies of the closure are unused (`None`).
+    Coupling {
+        y: Vec<((usize, usize), f64)>,
+        x: Option<Vec<((usize, usize), f64)>>,
+        coef: [f64; 5],
+        y0: f64,
+        x0: f64,
+    },
+}
+
+/// A fixed tendon: `length = Σ coef · q` over hinge/slide joints, with a spring
+/// (`½ stiffness (length − springlength)²`), damping (`½ damping l̇²`) and dry friction.
+pub struct Tendon {
+    /// Its name.
+    #[allow(dead_code)]
+    pub name: String,
+    /// Where it is declared.
+    #[allow(dead_code)]
+    pub line: u32,
+    /// The joints (as (body, joint) positions) and their coefficients.
+    pub terms: Vec<((usize, usize), f64)>,
+    /// The spring's stiffness.
+    pub stiffness: f64,
+    /// The spring's rest length.
+    pub springlength: f64,
+    /// Viscous damping.
+    pub damping: f64,
+    /// Dry friction, regularized as joint friction is.
+    pub frictionloss: f64,
 }
 
 /// `q[joint] = multiplier q[leader] + offset` (joint indices count the hinge/slide joints).
@@ -168,14 +203,21 @@ pub struct Mimic {
     pub offset: f64,
 }
 
-/// An actuator on a joint, as MuJoCo computes it: the actuator force is
-/// `gain · u + bias[0] + bias[1] · l + bias[2] · l̇` with the length `l = gear · q`, and the
-/// generalized force on the joint is `gear` times it. A motor has `gain = 1`, `bias = 0`.
+/// An actuator on a joint or a fixed tendon, as MuJoCo computes it: the actuator force is
+/// `(gain + gain_affine[0] · l + gain_affine[1] · l̇) · u + bias[0] + bias[1] · l + bias[2] · l̇`
+/// with the length `l = gear · q` (of the joint, or of the tendon), and the generalized
+/// force is `gear` times it along the joint (or the tendon's coefficients). A motor has
+/// `gain = 1` and the rest zero. A `bias[2] > 0` with `bias[1] = −gain` is MuJoCo's
+/// `dampratio`, turned into a damping at the reference configuration by the lowering.
 pub struct Actuator {
     /// Its name (the input is named after it).
     pub name: String,
-    /// The joint it drives, as (body, joint) positions.
+    /// The joint it drives, as (body, joint) positions (ignored when `tendon` is given).
     pub joint: (usize, usize),
+    /// The fixed tendon it drives (an index of [`Mechanism::tendons`]).
+    pub tendon: Option<usize>,
+    /// The gain's terms in the length and its rate (MuJoCo's affine gain).
+    pub gain_affine: [f64; 2],
     /// The force on the joint per unit of actuator force.
     pub gear: f64,
     /// The control range (not enforced).
@@ -381,4 +423,9 @@ pub fn z_to(d: V3) -> M3 {
     } else {
         axis_angle(scale(1.0 / s, axis), s.atan2(c))
     }
+}
+
+/// `s A`.
+pub fn scale_m(s: f64, a: &M3) -> M3 {
+    a.map(|r| r.map(|x| s * x))
 }

@@ -197,6 +197,7 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
         closures: Vec::new(),
         mimics: Vec::new(),
         actuators: Vec::new(),
+        tendons: Vec::new(),
         gravity: [0.0, 0.0, -9.81],
     };
     let mut joint_pos: HashMap<String, (usize, usize)> = HashMap::new();

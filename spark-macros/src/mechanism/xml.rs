@@ -1,6 +1,140 @@
-//! What the two file readers share: errors with a line, and attribute parsing.
+//! What the two file readers share: errors with a line, attribute parsing, and reading a
+//! model file with bounds (regular files only, a size limit).
 
-use roxmltree::{Document, Node};
+use roxmltree::Document;
+
+/// The largest model file read (bytes): a larger one is refused, not read.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// An XML element as the readers see it: roxmltree's nodes, and the MJCF reader's own
+/// elements after includes, default classes and frames are resolved (`mjcf_doc.rs`).
+pub trait XmlNode: Copy {
+    /// The attribute's text.
+    fn attr_text(&self, name: &str) -> Option<&str>;
+    /// The tag name.
+    fn tag_text(&self) -> &str;
+    /// The 1-based line.
+    fn line_number(&self) -> u32;
+    /// The file it is in, when it is not the model's main file.
+    fn file_name(&self) -> Option<String> {
+        None
+    }
+}
+
+impl XmlNode for roxmltree::Node<'_, '_> {
+    fn attr_text(&self, name: &str) -> Option<&str> {
+        self.attribute(name)
+    }
+    fn tag_text(&self) -> &str {
+        self.tag_name().name()
+    }
+    fn line_number(&self) -> u32 {
+        self.document().text_pos_at(self.range().start).row
+    }
+}
+
+/// The deepest element nesting a model file may have (real robots nest a few dozen levels).
+pub const MAX_DEPTH: usize = 1000;
+
+/// Checks, before the XML is parsed, that elements nest at most [`MAX_DEPTH`] deep: a scan
+/// of the text with no recursion (the parser and its tree would recurse on the depth).
+/// Returns the 1-based line where the limit is passed.
+pub fn depth_exceeded(text: &str) -> Option<u32> {
+    let b = text.as_bytes();
+    let (mut i, mut depth, mut line) = (0usize, 0usize, 1u32);
+    let find = |from: usize, pat: &[u8]| -> Option<usize> {
+        b[from..]
+            .windows(pat.len())
+            .position(|w| w == pat)
+            .map(|p| from + p)
+    };
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line += 1;
+                i += 1;
+            }
+            b'<' => {
+                let skip_to = |end: Option<usize>, len: usize| end.map_or(b.len(), |e| e + len);
+                let next = if b[i..].starts_with(b"<!--") {
+                    skip_to(find(i + 4, b"-->"), 3)
+                } else if b[i..].starts_with(b"<![CDATA[") {
+                    skip_to(find(i + 9, b"]]>"), 3)
+                } else if b[i..].starts_with(b"<?") {
+                    skip_to(find(i + 2, b"?>"), 2)
+                } else if b[i..].starts_with(b"<!") {
+                    skip_to(find(i + 2, b">"), 1)
+                } else {
+                    // A tag: find its end outside quoted values.
+                    let closing = b.get(i + 1) == Some(&b'/');
+                    let mut j = i + 1;
+                    let mut quote = 0u8;
+                    while j < b.len() {
+                        let c = b[j];
+                        if quote != 0 {
+                            if c == quote {
+                                quote = 0;
+                            }
+                        } else if c == b'"' || c == b'\'' {
+                            quote = c;
+                        } else if c == b'>' {
+                            break;
+                        }
+                        j += 1;
+                    }
+                    let empty = j > 0 && j < b.len() && b[j - 1] == b'/';
+                    if closing {
+                        depth = depth.saturating_sub(1);
+                    } else if !empty {
+                        depth += 1;
+                        if depth > MAX_DEPTH {
+                            return Some(line);
+                        }
+                    }
+                    j + 1
+                };
+                line += b[i..next.min(b.len())]
+                    .iter()
+                    .filter(|c| **c == b'\n')
+                    .count() as u32;
+                i = next;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Reads a model file (or a file it includes) with bounds: only a regular file is opened (a
+/// FIFO, a device or a directory would block or never end), and only up to
+/// [`MAX_FILE_BYTES`].
+pub fn read_model_file(path: &std::path::Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.file_type().is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, a socket or a device)"
+        };
+        return Err(format!("it is {what}: a model file must be a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "it has {} bytes, more than the {MAX_FILE_BYTES} a model file may have",
+            meta.len()
+        ));
+    }
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("it grew past {MAX_FILE_BYTES} bytes while read"));
+    }
+    Ok(text)
+}
 
 /// A mistake in a model file: its line and what is wrong.
 #[derive(Debug, Clone, PartialEq)]
@@ -9,6 +143,8 @@ pub struct FileError {
     pub line: u32,
     /// One lower-case sentence.
     pub msg: String,
+    /// The included file the line is in (`None`: the model's main file).
+    pub file: Option<String>,
 }
 
 /// Collected errors of one file.
@@ -20,10 +156,11 @@ pub struct Errors {
 
 impl Errors {
     /// Records an error at `node`'s line.
-    pub fn at(&mut self, node: Node, msg: impl Into<String>) {
+    pub fn at(&mut self, node: impl XmlNode, msg: impl Into<String>) {
         self.list.push(FileError {
-            line: line(node),
+            line: node.line_number(),
             msg: msg.into(),
+            file: node.file_name(),
         });
     }
 
@@ -32,23 +169,24 @@ impl Errors {
         self.list.push(FileError {
             line,
             msg: msg.into(),
+            file: None,
         });
     }
 }
 
 /// The 1-based line of a node.
-pub fn line(node: Node) -> u32 {
-    node.document().text_pos_at(node.range().start).row
+pub fn line(node: impl XmlNode) -> u32 {
+    node.line_number()
 }
 
 /// `<tag>` as errors show an element.
-pub fn tag(node: Node) -> String {
-    format!("<{}>", node.tag_name().name())
+pub fn tag(node: impl XmlNode) -> String {
+    format!("<{}>", node.tag_text())
 }
 
 /// The numbers of attribute `name` (`None` when absent); exactly `n` of them when `n > 0`.
-pub fn numbers(node: Node, name: &str, n: usize, errors: &mut Errors) -> Option<Vec<f64>> {
-    let text = node.attribute(name)?;
+pub fn numbers(node: impl XmlNode, name: &str, n: usize, errors: &mut Errors) -> Option<Vec<f64>> {
+    let text = node.attr_text(name)?;
     let mut out = Vec::new();
     for word in text.split_whitespace() {
         match word.parse::<f64>() {
@@ -80,23 +218,28 @@ pub fn numbers(node: Node, name: &str, n: usize, errors: &mut Errors) -> Option<
 }
 
 /// A 3-vector attribute, or `default`.
-pub fn vec3(node: Node, name: &str, default: [f64; 3], errors: &mut Errors) -> [f64; 3] {
+pub fn vec3(node: impl XmlNode, name: &str, default: [f64; 3], errors: &mut Errors) -> [f64; 3] {
     numbers(node, name, 3, errors).map_or(default, |v| [v[0], v[1], v[2]])
 }
 
 /// One number, or `default`.
-pub fn number(node: Node, name: &str, default: f64, errors: &mut Errors) -> f64 {
+pub fn number(node: impl XmlNode, name: &str, default: f64, errors: &mut Errors) -> f64 {
     numbers(node, name, 1, errors).map_or(default, |v| v[0])
 }
 
 /// The first element child named `name`.
-pub fn child<'a, 'i>(node: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
+pub fn child<'a, 'i>(node: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
     node.children()
         .find(|c| c.is_element() && c.tag_name().name() == name)
 }
 
 /// A unit axis from an attribute (default `default`); a zero axis is an error.
-pub fn unit_axis(node: Node, name: &str, default: [f64; 3], errors: &mut Errors) -> [f64; 3] {
+pub fn unit_axis(
+    node: impl XmlNode,
+    name: &str,
+    default: [f64; 3],
+    errors: &mut Errors,
+) -> [f64; 3] {
     let a = vec3(node, name, default, errors);
     let n = super::tree::norm(a);
     if n < 1e-12 {
@@ -110,6 +253,13 @@ pub fn unit_axis(node: Node, name: &str, default: [f64; 3], errors: &mut Errors)
 /// the error): malformed XML is an error at its line, another root an error at that element.
 pub fn document<'a>(text: &'a str, root: &str, format: &str) -> Result<Document<'a>, Errors> {
     let mut errors = Errors::default();
+    if let Some(l) = depth_exceeded(text) {
+        errors.at_line(
+            l,
+            format!("the XML nests deeper than {MAX_DEPTH} elements: no model file needs that"),
+        );
+        return Err(errors);
+    }
     let doc = match Document::parse(text) {
         Ok(d) => d,
         Err(e) => {
