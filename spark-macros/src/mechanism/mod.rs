@@ -14,6 +14,8 @@
 pub mod bodies;
 pub mod items;
 pub mod kinematics;
+#[cfg_attr(not(test), allow(dead_code))] // read by mjcf.rs next: <mesh> assets
+pub mod mesh;
 pub mod mjcf;
 pub mod poses;
 pub mod symbolic;
@@ -25,6 +27,8 @@ pub mod xml;
 
 #[cfg(test)]
 mod bodies_tests;
+#[cfg(test)]
+mod mesh_tests;
 #[cfg(test)]
 mod tests;
 
