@@ -807,12 +807,17 @@ pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 }
 
 /// Eigenvalues and eigenvector quaternion of a symmetric 3×3 matrix by MuJoCo's Jacobi
-/// iteration (`mjuu_eig3`): rotations accumulated as a quaternion from the identity, stopping
-/// when the largest off-diagonal is below 1e-12 (absolute) or the rotation's cosine within
-/// 1e-12 of 1, then sorted decreasing by quarter turns (values within 1e-12 keep their order).
-/// The columns of `quat_to_mat(q)` are the eigenvectors.
+/// iteration (`mjuu_eig3`): rotations accumulated as a quaternion from the identity, then
+/// sorted decreasing by quarter turns (values within 1e-12 keep their order). The columns of
+/// `quat_to_mat(q)` are the eigenvectors.
+///
+/// MuJoCo 3.x stops at an absolute off-diagonal of 1e-12 or a rotation cosine within 1e-12 of
+/// 1, which leaves up to ~1e-6 rad on small meshes; MuJoCo 4.0.0's mesh frames are converged
+/// to rounding (measured), so this iteration runs until the off-diagonal is below 1e-15 of the
+/// diagonal: the frame then agrees with 4.0.0's up to a half turn about a principal axis.
 pub fn eig3(m: &M3) -> (V3, [f64; 4]) {
     const E: f64 = 1e-12;
+    const REL: f64 = 1e-14;
     let mut q = [1.0, 0.0, 0.0, 0.0];
     let mut val = [0.0; 3];
     for _ in 0..500 {
@@ -826,7 +831,8 @@ pub fn eig3(m: &M3) -> (V3, [f64; 4]) {
         } else {
             (1, 2, 0)
         };
-        if d[rk][ck].abs() < E {
+        let size = d[0][0].abs().max(d[1][1].abs()).max(d[2][2].abs());
+        if d[rk][ck].abs() < REL * size {
             break;
         }
         let tau = (d[ck][ck] - d[rk][rk]) / (2.0 * d[rk][ck]);
@@ -836,7 +842,7 @@ pub fn eig3(m: &M3) -> (V3, [f64; 4]) {
             -1.0 / (-tau + (1.0 + tau * tau).sqrt())
         };
         let c = 1.0 / (1.0 + t * t).sqrt();
-        if c > 1.0 - E {
+        if c > 1.0 - REL {
             break;
         }
         let mut s = (0.5 - 0.5 * c).sqrt();
@@ -937,10 +943,10 @@ pub fn mass_properties_with(mesh: &Mesh, params: &MeshParams) -> Result<MeshMass
     } else {
         mesh.faces.clone()
     };
-    // A left-handed scale reverses the faces (not the hull: MuJoCo's hull keeps its orientation
-    // and then has a negative volume).
+    // A left-handed scale reverses the faces (and the hull's, as MuJoCo 4.0.0 does).
+    let mut hull = hull;
     if s[0] * s[1] * s[2] <= 0.0 {
-        for f in &mut faces {
+        for f in faces.iter_mut().chain(hull.iter_mut().flatten()) {
             f.swap(1, 2);
         }
     }
