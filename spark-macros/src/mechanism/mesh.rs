@@ -346,9 +346,15 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
                 }
                 let mut v = [0f32; 3];
                 for x in v.iter_mut() {
-                    *x = words.next().and_then(|w| w.parse::<f32>().ok()).ok_or_else(|| {
-                        format!("ASCII STL file `{name}`, line {}: a vertex needs three numbers", ln + 1)
-                    })?;
+                    *x = words
+                        .next()
+                        .and_then(|w| w.parse::<f32>().ok())
+                        .ok_or_else(|| {
+                            format!(
+                                "ASCII STL file `{name}`, line {}: a vertex needs three numbers",
+                                ln + 1
+                            )
+                        })?;
                 }
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err(format!(
@@ -375,7 +381,9 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
         }
     }
     if in_loop {
-        return Err(format!("ASCII STL file `{name}` is truncated inside a facet"));
+        return Err(format!(
+            "ASCII STL file `{name}` is truncated inside a facet"
+        ));
     }
     if faces.is_empty() {
         return Err(format!("ASCII STL file `{name}` has no facets"));
@@ -388,7 +396,8 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
 }
 
 fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
-    let text = std::str::from_utf8(b).map_err(|_| format!("OBJ file `{name}` is not UTF-8 text"))?;
+    let text =
+        std::str::from_utf8(b).map_err(|_| format!("OBJ file `{name}` is not UTF-8 text"))?;
     let mut vertices: Vec<V3> = Vec::new();
     // Face polygons as (line, signed 1-based indices) until the first object or group after
     // faces: MuJoCo's reader uses the first shape only.
@@ -401,9 +410,15 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
             Some("v") => {
                 let mut v = [0.0; 3];
                 for x in v.iter_mut() {
-                    let w = words.next().and_then(|w| w.parse::<f64>().ok()).ok_or_else(|| {
-                        format!("OBJ file `{name}`, line {}: a vertex needs three numbers", ln + 1)
-                    })?;
+                    let w = words
+                        .next()
+                        .and_then(|w| w.parse::<f64>().ok())
+                        .ok_or_else(|| {
+                            format!(
+                                "OBJ file `{name}`, line {}: a vertex needs three numbers",
+                                ln + 1
+                            )
+                        })?;
                     *x = w as f32 as f64;
                 }
                 if v.iter().any(|x| !x.is_finite()) {
@@ -538,6 +553,7 @@ pub fn convex_hull(
     // point furthest from that plane (exact orientation decides).
     let n = points.len();
     let mut ext = Vec::new();
+    #[allow(clippy::needless_range_loop)] // k is the coordinate, not an index into `points`
     for k in 0..3 {
         let by = |i: &usize, j: &usize| points[*i][k].total_cmp(&points[*j][k]);
         ext.push((0..n).min_by(by).unwrap_or(0));
@@ -608,8 +624,8 @@ pub fn convex_hull(
         on_hull[s] = true;
     }
     let mut count = 4;
-    for p in 0..n {
-        if on_hull[p] {
+    for (p, &on) in on_hull.iter().enumerate() {
+        if on {
             continue;
         }
         if let Some(f) = (0..4).find(|&f| {
@@ -759,8 +775,7 @@ fn degenerate_check(p: &[V3], name: &str) -> Result<(), String> {
         ));
     };
     let d = tree::dot(normal, p[0]);
-    if p
-        .iter()
+    if p.iter()
         .all(|q| (tree::dot(normal, *q) - d).abs() <= MINVAL * len1)
     {
         return Err(format!(
@@ -861,8 +876,11 @@ pub fn eig3(m: &M3) -> (V3, [f64; 4]) {
         let j1 = j % 2;
         if val[j1] + E < val[j1 + 1] {
             val.swap(j1, j1 + 1);
-            let mut rot = [0.707106781186548, 0.0, 0.0, 0.0];
-            rot[(j1 + 2) % 3 + 1] = 0.707106781186548;
+            // MuJoCo's literal for cos(π/4), normalized by the product.
+            #[allow(clippy::approx_constant)]
+            let h = 0.707106781186548;
+            let mut rot = [h, 0.0, 0.0, 0.0];
+            rot[(j1 + 2) % 3 + 1] = h;
             q = normalize4(quat_mul(q, rot));
         }
     }
@@ -907,14 +925,11 @@ pub fn mass_properties_with(mesh: &Mesh, params: &MeshParams) -> Result<MeshMass
     let name = &mesh.name;
     let mode = params.inertia;
     if params.maxhullvert.is_some_and(|m| m < 4) {
-        return Err(format!(
-            "mesh `{name}`: maxhullvert must be at least 4"
-        ));
+        return Err(format!("mesh `{name}`: maxhullvert must be at least 4"));
     }
     let raw = &mesh.vertices;
-    let face_area = |f: &[u32; 3], v: &[V3]| {
-        triangle(v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]).0
-    };
+    let face_area =
+        |f: &[u32; 3], v: &[V3]| triangle(v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]).0;
     if mode == InertiaMode::Exact {
         let mut half: Vec<(u32, u32)> = Vec::new();
         for f in &mesh.faces {
@@ -964,7 +979,13 @@ pub fn mass_properties_with(mesh: &Mesh, params: &MeshParams) -> Result<MeshMass
             [v[0] * s[0], v[1] * s[1], v[2] * s[2]]
         })
         .collect();
-    let at = |f: &[u32; 3]| (vert[f[0] as usize], vert[f[1] as usize], vert[f[2] as usize]);
+    let at = |f: &[u32; 3]| {
+        (
+            vert[f[0] as usize],
+            vert[f[1] as usize],
+            vert[f[2] as usize],
+        )
+    };
     // Area-weighted centroid of the faces.
     let mut facecen = [0.0; 3];
     let mut area = 0.0;
@@ -1023,7 +1044,11 @@ pub fn mass_properties_with(mesh: &Mesh, params: &MeshParams) -> Result<MeshMass
     let pairs = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
     let mut pm = [0.0; 6];
     let mut measure = 0.0;
-    let divisor = if mode == InertiaMode::Shell { 12.0 } else { 20.0 };
+    let divisor = if mode == InertiaMode::Shell {
+        12.0
+    } else {
+        20.0
+    };
     for f in mesh_faces {
         let (d, e, g) = (
             centered[f[0] as usize],
@@ -1238,11 +1263,19 @@ pub fn primitive_solid(kind: Primitive, size: V3) -> (f64, V3) {
         }
         Primitive::Ellipsoid => (
             4.0 * PI * a * b * c / 3.0,
-            [(b * b + c * c) / 5.0, (a * a + c * c) / 5.0, (a * a + b * b) / 5.0],
+            [
+                (b * b + c * c) / 5.0,
+                (a * a + c * c) / 5.0,
+                (a * a + b * b) / 5.0,
+            ],
         ),
         Primitive::Box => (
             8.0 * a * b * c,
-            [(b * b + c * c) / 3.0, (a * a + c * c) / 3.0, (a * a + b * b) / 3.0],
+            [
+                (b * b + c * c) / 3.0,
+                (a * a + c * c) / 3.0,
+                (a * a + b * b) / 3.0,
+            ],
         ),
     }
 }

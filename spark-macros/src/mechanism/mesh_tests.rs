@@ -64,7 +64,11 @@ impl Diffs {
 }
 
 fn read_csv() -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(dir().join("reference.csv")).unwrap();
+    read_csv_at(&dir().join("reference.csv"))
+}
+
+fn read_csv_at(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     let head: Vec<String> = lines
         .next()
@@ -168,7 +172,10 @@ fn compare(r: &HashMap<String, String>) -> Result<Diffs, String> {
     if r["geom_type"] != "mesh" || !r["file"].is_empty() {
         d.put("geom size", diff_v(size, mj_size) / len(mj_size));
     }
-    d.put("geom pos", diff_v(gpos, v3(&r["geom_pos"])) / len(v3(&r["geom_pos"])));
+    d.put(
+        "geom pos",
+        diff_v(gpos, v3(&r["geom_pos"])) / len(v3(&r["geom_pos"])),
+    );
     // The frames agree up to a half turn about a principal axis (MuJoCo 4.0.0's Jacobi
     // iteration is not published; see `eig3`): compare the axes up to sign.
     let mj_rot = tree::quat_matrix(q4(&r["geom_quat"]));
@@ -222,7 +229,7 @@ fn mesh_agrees_with_mujoco() {
                     if x > w.0 {
                         *w = (x, label.clone());
                     }
-                    if !(x <= tolerance(what, r)) {
+                    if x.is_nan() || x > tolerance(what, r) {
                         failures.push(format!("{label}: {what} differs by {x:e}"));
                     }
                 }
@@ -232,10 +239,55 @@ fn mesh_agrees_with_mujoco() {
     let mut keys: Vec<_> = worst.keys().copied().collect();
     keys.sort();
     for k in keys {
-        println!("largest difference of {k}: {:e} at {}", worst[k].0, worst[k].1);
+        println!(
+            "largest difference of {k}: {:e} at {}",
+            worst[k].0, worst[k].1
+        );
     }
     println!("{} cases, {errors} of them MuJoCo errors", rows.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Real meshes: `SPARK_MESH_CSV=/tmp/menagerie-meshes/menagerie.csv cargo test -p spark-macros
+/// --lib mesh_menagerie -- --ignored --nocapture` (the CSV written like `reference.csv`, with
+/// absolute file names; the meshes are not in the repository).
+#[test]
+#[ignore]
+fn mesh_menagerie() {
+    let Ok(path) = std::env::var("SPARK_MESH_CSV") else {
+        return;
+    };
+    let mut worst: HashMap<&str, (f64, String)> = HashMap::new();
+    let mut failures = Vec::new();
+    let start = std::time::Instant::now();
+    let rows = read_csv_at(Path::new(&path));
+    for r in &rows {
+        let label = format!("{} {} {}", r["file"], r["inertia"], r["geom_type"]);
+        match compare(r) {
+            Err(e) => failures.push(format!("{label}: {e}")),
+            Ok(d) => {
+                for (what, x) in d.0 {
+                    let w = worst.entry(what).or_insert((0.0, String::new()));
+                    if x > w.0 || x.is_nan() {
+                        *w = (x, label.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut keys: Vec<_> = worst.keys().copied().collect();
+    keys.sort();
+    for k in keys {
+        println!(
+            "largest difference of {k}: {:e} at {}",
+            worst[k].0, worst[k].1
+        );
+    }
+    println!("{} cases in {:?}", rows.len(), start.elapsed());
+    for f in &failures {
+        println!("{f}");
+    }
+    assert!(failures.is_empty());
 }
 
 #[test]
@@ -245,7 +297,10 @@ fn mesh_maxhullvert_differs() {
         let d = compare(r).unwrap();
         let m = d.0.iter().find(|x| x.0 == "mass").unwrap().1;
         let i = d.0.iter().find(|x| x.0 == "inertia").unwrap().1;
-        println!("maxhullvert {}: mass differs by {m:e}, inertia by {i:e}", r["maxhullvert"]);
+        println!(
+            "maxhullvert {}: mass differs by {m:e}, inertia by {i:e}",
+            r["maxhullvert"]
+        );
     }
 }
 
@@ -292,10 +347,16 @@ fn mesh_nan_coordinates() {
 fn mesh_bad_face_index() {
     let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 9\n";
     let e = load(&temp("bad.obj", obj.as_bytes())).unwrap_err();
-    assert!(e.contains("bad.obj") && e.contains("line 6") && e.contains("9"), "{e}");
+    assert!(
+        e.contains("bad.obj") && e.contains("line 6") && e.contains("9"),
+        "{e}"
+    );
     let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf -1 -2 -5\n";
     let e = load(&temp("rel.obj", obj.as_bytes())).unwrap_err();
-    assert!(e.contains("rel.obj") && e.contains("before the first vertex"), "{e}");
+    assert!(
+        e.contains("rel.obj") && e.contains("before the first vertex"),
+        "{e}"
+    );
     let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 1 2\n";
     assert!(load(&temp("zero.obj", obj.as_bytes())).is_err());
     let mut msh = std::fs::read(dir().join("tetra.msh")).unwrap();

@@ -180,7 +180,9 @@ def run(case):
             attrs += ' maxhullvert="%s"' % c["maxhullvert"]
         mesh = '<asset><mesh name="m" %s/></asset>' % attrs
         geom_mesh = ' mesh="m"'
-    g = 'type="%s" pos="%s" quat="%s"%s' % (c["geom_type"], c["pos"], c["quat"], geom_mesh)
+    # No collisions: MuJoCo would need the convex hull of every collision mesh.
+    g = 'type="%s" pos="%s" quat="%s" contype="0" conaffinity="0"%s' % (
+        c["geom_type"], c["pos"], c["quat"], geom_mesh)
     if c["mass"]:
         g += ' mass="%s"' % c["mass"]
     if c["density"]:
