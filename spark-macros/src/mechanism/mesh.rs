@@ -23,9 +23,18 @@
 //! the `robust` crate: a point is added only if it is strictly outside a face, so coplanar and
 //! duplicate points are handled exactly and the hull is a closed, consistently oriented
 //! triangulation. MuJoCo uses Qhull; the hull's triangulation may differ, its volume and
-//! moments do not (to rounding). `maxhullvert` (Qhull's `Q9 TA`) is followed in spirit: after
-//! the first simplex the globally furthest outside point is added until the hull has
-//! `maxhullvert` vertices; the first simplex is not Qhull's, so the limited hull can differ.
+//! moments do not (to rounding). `maxhullvert` (Qhull's `Q9 TA`) is only followed in spirit:
+//! after the first simplex the globally furthest outside point is added until the hull has
+//! `maxhullvert` vertices; the first simplex and the partition are not Qhull's, and the
+//! limited hull's volume differs from MuJoCo's by 2–25 % (measured): not usable for exact work.
+//! MuJoCo also builds the hull of every collision mesh and then refuses flat ones; that is the
+//! caller's business here.
+//!
+//! Agreement with MuJoCo 4.0.0 (`mesh_tests.rs`, `tests/meshes/reference.py`): mass and
+//! centre of mass to 1e-10 relative; everything that goes through the principal frame (the
+//! body tensor of a mesh geom, fitted primitives) to 1e-9 on the reference cases and to 1e-7
+//! on Menagerie meshes, because MuJoCo's Jacobi iteration stops before convergence by a rule
+//! only approximated here ([`eig3`]). [`MeshMass::inertia`] is the exact tensor.
 //!
 //! STL and OBJ are read by this module too: MuJoCo's readers have their own rules (a binary STL
 //! is recognised by its size `84 + 50 n`, vertices are merged by bit pattern; an OBJ keeps every
@@ -826,10 +835,12 @@ pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 /// sorted decreasing by quarter turns (values within 1e-12 keep their order). The columns of
 /// `quat_to_mat(q)` are the eigenvectors.
 ///
-/// MuJoCo 3.x stops at an absolute off-diagonal of 1e-12 or a rotation cosine within 1e-12 of
-/// 1, which leaves up to ~1e-6 rad on small meshes; MuJoCo 4.0.0's mesh frames are converged
-/// to rounding (measured), so this iteration runs until the off-diagonal is below 1e-15 of the
-/// diagonal: the frame then agrees with 4.0.0's up to a half turn about a principal axis.
+/// The stopping rule is not MuJoCo's published one. MuJoCo 3.12's source stops at an absolute
+/// off-diagonal of 1e-12 or a rotation cosine within 1e-12 of 1 (up to ~1e-6 rad left on small
+/// meshes); MuJoCo 4.0.0's frames are closer to converged but not fully (its body tensors differ
+/// from the exact ones by up to 1e-7 on Menagerie meshes). Stopping at an off-diagonal below
+/// 1e-14 of the diagonal's largest entry, or a cosine within 1e-14 of 1, reproduced 4.0.0 best
+/// on the reference cases (3e-10; 1e-7 with 3.12's rule, 2e-8 fully converged).
 pub fn eig3(m: &M3) -> (V3, [f64; 4]) {
     const E: f64 = 1e-12;
     const REL: f64 = 1e-14;
@@ -847,6 +858,7 @@ pub fn eig3(m: &M3) -> (V3, [f64; 4]) {
             (1, 2, 0)
         };
         let size = d[0][0].abs().max(d[1][1].abs()).max(d[2][2].abs());
+        // (MuJoCo: `|d| < 1e-12`, absolute.)
         if d[rk][ck].abs() < REL * size {
             break;
         }

@@ -135,6 +135,13 @@ fn compute(r: &HashMap<String, String>) -> Result<Outcome, String> {
     let mm = mass_properties_with(&mesh, &params)?;
     if r["geom_type"] == "mesh" {
         let (m, c, i) = mesh_geom_mass(pos, &rot, mass_spec, &mm);
+        if std::env::var("SPARK_MESH_EXACT").is_ok() {
+            // Diagnostic: the tensor itself instead of MuJoCo's path through the frame.
+            let t = tree::rotate_inertia(&rot, &mm.inertia);
+            let i = [0, 1, 2].map(|a| [0, 1, 2].map(|b| t[a][b] * m / mm.measure));
+            let size = [0, 1, 2].map(|k| mm.aabb[0][k].abs().max(mm.aabb[1][k].abs()));
+            return Ok((m, c, i, size, c, tree::mul(&rot, &mm.frame_rot)));
+        }
         let size = [0, 1, 2].map(|k| mm.aabb[0][k].abs().max(mm.aabb[1][k].abs()));
         return Ok((m, c, i, size, c, tree::mul(&rot, &mm.frame_rot)));
     }
@@ -267,6 +274,9 @@ fn mesh_menagerie() {
             Err(e) => failures.push(format!("{label}: {e}")),
             Ok(d) => {
                 for (what, x) in d.0 {
+                    if x > 1e-10 {
+                        println!("{label}: {what} differs by {x:e}");
+                    }
                     let w = worst.entry(what).or_insert((0.0, String::new()));
                     if x > w.0 || x.is_nan() {
                         *w = (x, label.clone());
