@@ -293,13 +293,13 @@ fn parse_stl(b: &[u8], name: &str) -> Result<Mesh, String> {
     }
     if b.len() < 84 {
         return Err(format!(
-            "STL file `{name}` is truncated: {} bytes, a binary header needs 84",
+            "the STL file `{name}` is truncated: {} bytes, a binary header needs 84",
             b.len()
         ));
     }
     let n = u32_at(b, 80) as u64;
     Err(format!(
-        "binary STL file `{name}` has {} bytes, but its {n} faces need {}",
+        "the binary STL file `{name}` has {} bytes, but its {n} faces need {}",
         b.len(),
         84 + 50 * n
     ))
@@ -307,7 +307,7 @@ fn parse_stl(b: &[u8], name: &str) -> Result<Mesh, String> {
 
 fn parse_stl_binary(b: &[u8], n: usize, name: &str) -> Result<Mesh, String> {
     if n == 0 {
-        return Err(format!("binary STL file `{name}` has no faces"));
+        return Err(format!("the binary STL file `{name}` has no faces"));
     }
     let mut merge = Merge::default();
     let mut faces = Vec::with_capacity(n);
@@ -319,7 +319,7 @@ fn parse_stl_binary(b: &[u8], n: usize, name: &str) -> Result<Mesh, String> {
             let v = [0, 4, 8].map(|o| f32_at(b, p + o) as f32);
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(format!(
-                    "binary STL file `{name}`: face {} has a coordinate that is not finite",
+                    "the binary STL file `{name}`: face {} has a coordinate that is not finite",
                     i + 1
                 ));
             }
@@ -349,7 +349,7 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
             Some("vertex") => {
                 if !in_loop {
                     return Err(format!(
-                        "ASCII STL file `{name}`, line {}: `vertex` outside a loop",
+                        "the ASCII STL file `{name}`, line {}: `vertex` outside a loop",
                         ln + 1
                     ));
                 }
@@ -360,14 +360,14 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
                         .and_then(|w| w.parse::<f32>().ok())
                         .ok_or_else(|| {
                             format!(
-                                "ASCII STL file `{name}`, line {}: a vertex needs three numbers",
+                                "the ASCII STL file `{name}`, line {}: a vertex needs three numbers",
                                 ln + 1
                             )
                         })?;
                 }
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err(format!(
-                        "ASCII STL file `{name}`, line {}: a coordinate is not finite",
+                        "the ASCII STL file `{name}`, line {}: a coordinate is not finite",
                         ln + 1
                     ));
                 }
@@ -376,7 +376,7 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
             Some("endloop") => {
                 if poly.len() < 3 {
                     return Err(format!(
-                        "ASCII STL file `{name}`, line {}: a facet has {} vertices, at least 3 are needed",
+                        "the ASCII STL file `{name}`, line {}: a facet has {} vertices, at least 3 are needed",
                         ln + 1,
                         poly.len()
                     ));
@@ -391,11 +391,11 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
     }
     if in_loop {
         return Err(format!(
-            "ASCII STL file `{name}` is truncated inside a facet"
+            "the ASCII STL file `{name}` is truncated inside a facet"
         ));
     }
     if faces.is_empty() {
-        return Err(format!("ASCII STL file `{name}` has no facets"));
+        return Err(format!("the ASCII STL file `{name}` has no facets"));
     }
     Ok(Mesh {
         name: name.to_string(),
@@ -406,7 +406,7 @@ fn parse_stl_ascii(text: &str, name: &str) -> Result<Mesh, String> {
 
 fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
     let text =
-        std::str::from_utf8(b).map_err(|_| format!("OBJ file `{name}` is not UTF-8 text"))?;
+        std::str::from_utf8(b).map_err(|_| format!("the OBJ file `{name}` is not UTF-8 text"))?;
     let mut vertices: Vec<V3> = Vec::new();
     // Face polygons as (line, signed 1-based indices) until the first object or group after
     // faces: MuJoCo's reader uses the first shape only.
@@ -424,7 +424,7 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
                         .and_then(|w| w.parse::<f64>().ok())
                         .ok_or_else(|| {
                             format!(
-                                "OBJ file `{name}`, line {}: a vertex needs three numbers",
+                                "the OBJ file `{name}`, line {}: a vertex needs three numbers",
                                 ln + 1
                             )
                         })?;
@@ -432,7 +432,7 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
                 }
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err(format!(
-                        "OBJ file `{name}`, line {}: a coordinate is not finite",
+                        "the OBJ file `{name}`, line {}: a coordinate is not finite",
                         ln + 1
                     ));
                 }
@@ -444,13 +444,16 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
                 for w in words {
                     let first = w.split('/').next().unwrap_or("");
                     let i: i64 = first.parse().map_err(|_| {
-                        format!("OBJ file `{name}`, line {}: bad face index `{w}`", ln + 1)
+                        format!(
+                            "the OBJ file `{name}`, line {}: bad face index `{w}`",
+                            ln + 1
+                        )
                     })?;
                     let i = if i < 0 {
                         vertices.len() as i64 + i + 1
                     } else if i == 0 {
                         return Err(format!(
-                            "OBJ file `{name}`, line {}: face index 0 (indices start at 1)",
+                            "the OBJ file `{name}`, line {}: face index 0 (indices start at 1)",
                             ln + 1
                         ));
                     } else {
@@ -458,7 +461,7 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
                     };
                     if i < 1 {
                         return Err(format!(
-                            "OBJ file `{name}`, line {}: relative face index `{w}` is before the first vertex",
+                            "the OBJ file `{name}`, line {}: relative face index `{w}` is before the first vertex",
                             ln + 1
                         ));
                     }
@@ -466,7 +469,7 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
                 }
                 if idx.len() < 3 {
                     return Err(format!(
-                        "OBJ file `{name}`, line {}: a face needs at least 3 vertices",
+                        "the OBJ file `{name}`, line {}: a face needs at least 3 vertices",
                         ln + 1
                     ));
                 }
@@ -480,7 +483,7 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
     for (ln, idx) in &polys {
         if let Some(i) = idx.iter().find(|&&i| i > n) {
             return Err(format!(
-                "OBJ file `{name}`, line {ln}: face index {i} is beyond the {n} vertices"
+                "the OBJ file `{name}`, line {ln}: face index {i} is beyond the {n} vertices"
             ));
         }
         let k: Vec<u32> = idx.iter().map(|&i| (i - 1) as u32).collect();
@@ -498,7 +501,7 @@ fn parse_obj(b: &[u8], name: &str) -> Result<Mesh, String> {
 fn parse_msh(b: &[u8], name: &str) -> Result<Mesh, String> {
     if b.len() < 16 {
         return Err(format!(
-            "MSH file `{name}` is truncated: {} bytes, the header needs 16",
+            "the MSH file `{name}` is truncated: {} bytes, the header needs 16",
             b.len()
         ));
     }
@@ -506,13 +509,13 @@ fn parse_msh(b: &[u8], name: &str) -> Result<Mesh, String> {
     let [nv, nn, nt, nf] = h;
     if nv < 4 || nn < 0 || nt < 0 || nf < 0 || (nn > 0 && nn != nv) || (nt > 0 && nt != nv) {
         return Err(format!(
-            "MSH file `{name}` has invalid sizes (vertices {nv}, normals {nn}, texcoords {nt}, faces {nf})"
+            "the MSH file `{name}` has invalid sizes (vertices {nv}, normals {nn}, texcoords {nt}, faces {nf})"
         ));
     }
     let need = 16 + 4 * (3 * nv + 3 * nn + 2 * nt + 3 * nf);
     if need != b.len() as i64 {
         return Err(format!(
-            "MSH file `{name}` has {} bytes, but its header needs {need}",
+            "the MSH file `{name}` has {} bytes, but its header needs {need}",
             b.len()
         ));
     }
@@ -525,7 +528,7 @@ fn parse_msh(b: &[u8], name: &str) -> Result<Mesh, String> {
         let f = [0, 4, 8].map(|o| u32_at(b, at + 12 * i + o) as i32);
         if let Some(k) = f.iter().find(|&&k| k < 0) {
             return Err(format!(
-                "MSH file `{name}`: face {} has the negative vertex index {k}",
+                "the MSH file `{name}`: face {} has the negative vertex index {k}",
                 i + 1
             ));
         }

@@ -257,7 +257,9 @@ fn mesh_agrees_with_mujoco() {
 
 /// Real meshes: `SPARK_MESH_CSV=/tmp/menagerie-meshes/menagerie.csv cargo test -p spark-macros
 /// --lib mesh_menagerie -- --ignored --nocapture` (the CSV written like `reference.csv`, with
-/// absolute file names; the meshes are not in the repository).
+/// absolute file names; the meshes are not in the repository). With `SPARK_MESH_EXACT=1` a
+/// mesh geom's tensor is the exact one ([`MeshMass::inertia`]) instead of MuJoCo's path
+/// through the principal frame.
 #[test]
 #[ignore]
 fn mesh_menagerie() {
