@@ -14,6 +14,7 @@
 pub mod bodies;
 pub mod items;
 pub mod kinematics;
+pub mod mesh;
 pub mod mjcf;
 pub mod mjcf_doc;
 pub mod poses;
@@ -26,6 +27,8 @@ pub mod xml;
 
 #[cfg(test)]
 mod bodies_tests;
+#[cfg(test)]
+mod mesh_tests;
 #[cfg(test)]
 mod mjcf_tests;
 #[cfg(test)]
