@@ -922,6 +922,7 @@ fn triangle(a: V3, b: V3, c: V3) -> (f64, V3, V3) {
 // Mass properties
 
 /// [`mass_properties_with`] with only `scale` and `inertia` set.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn mass_properties(mesh: &Mesh, scale: V3, mode: InertiaMode) -> Result<MeshMass, String> {
     mass_properties_with(
         mesh,
@@ -1255,6 +1256,7 @@ pub fn fit_primitive(kind: Primitive, mm: &MeshMass, fitaabb: bool, fitscale: f6
 }
 
 /// Volume and principal inertia per unit mass of a solid primitive (MuJoCo's formulas).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn primitive_solid(kind: Primitive, size: V3) -> (f64, V3) {
     use std::f64::consts::PI;
     let [a, b, c] = size;

@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::mesh::{self, MassSpec, MeshMass, MeshParams, Primitive};
 use super::mjcf_doc::{self, AngleSettings, Doc, Node, Source};
 use super::tree::{
     self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, Tendon, M3, V3,
@@ -44,6 +45,7 @@ struct Settings {
     balanceinertia: bool,
     settotalmass: f64,
     meshdir: PathBuf,
+    fitaabb: bool,
     /// `<option><flag>` switches that remove a feature.
     no_actuation: bool,
     no_spring: bool,
@@ -57,8 +59,10 @@ struct Ctx {
     errors: Errors,
     /// The main file's directory.
     dir: PathBuf,
-    /// Meshes by name: (file, scale, inertia mode attribute).
+    /// `<mesh>` assets by name (element ids of the document).
     meshes: HashMap<String, usize>,
+    /// Mass properties of the meshes read so far (`None`: reading it failed, reported once).
+    mesh_cache: HashMap<String, Option<MeshMass>>,
 }
 
 impl Ctx {
@@ -88,10 +92,73 @@ impl Ctx {
     }
 }
 
+/// The mass properties of the `<mesh>` asset `name` (read once), or an error at `g`.
+fn mesh_mass(cx: &mut Ctx, g: Node, name: &str) -> Option<MeshMass> {
+    if let Some(m) = cx.mesh_cache.get(name) {
+        return m.clone();
+    }
+    let Some(&id) = cx.meshes.get(name) else {
+        cx.errors
+            .at(g, format!("<geom mesh=\"{name}\">: no <mesh> of that name in <asset>"));
+        return None;
+    };
+    let m = g.doc.node(id);
+    let result = (|| {
+        let Some(file) = m.attribute("file") else {
+            cx.errors.at(
+                m,
+                format!("<mesh name=\"{name}\">: a mesh without a `file` (inline vertices) is not supported"),
+            );
+            return None;
+        };
+        let path = cx.settings.meshdir.join(file);
+        let loaded = match mesh::load(&path) {
+            Ok(x) => x,
+            Err(e) => {
+                cx.errors.at(m, format!("<mesh file=\"{file}\">: {e}"));
+                return None;
+            }
+        };
+        let mut params = MeshParams {
+            scale: cx.v3(m, "scale", [1.0; 3]),
+            refpos: cx.v3(m, "refpos", [0.0; 3]),
+            ..MeshParams::default()
+        };
+        if let Some(q) = cx.nums(m, "refquat", 4) {
+            params.refquat = [q[0], q[1], q[2], q[3]];
+        }
+        if let Some(mode) = m.attribute("inertia") {
+            match mesh::InertiaMode::parse(mode) {
+                Some(x) => params.inertia = x,
+                None => {
+                    cx.errors.at(m, format!("<mesh>: `inertia=\"{mode}\"` is not convex, exact, legacy or shell"));
+                    return None;
+                }
+            }
+        }
+        if let Some(v) = cx.nums(m, "maxhullvert", 1) {
+            // The hull's size limit changes the volume only when the inertia is the hull's.
+            if v[0] >= 0.0 && params.inertia == mesh::InertiaMode::Convex {
+                cx.errors.at(m, "<mesh maxhullvert>: a limited convex hull is not supported (its volume would differ from MuJoCo's)");
+                return None;
+            }
+        }
+        match mesh::mass_properties_with(&loaded, &params) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                cx.errors.at(m, format!("<mesh file=\"{file}\">: {e}"));
+                None
+            }
+        }
+    })();
+    cx.mesh_cache.insert(name.to_string(), result.clone());
+    result
+}
+
 /// Mass, centre of mass and inertia about it of one geom, in the body frame.
 fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
     let ty = g.attribute("type").unwrap_or("sphere");
-    let size = cx.nums(g, "size", 0).unwrap_or_default();
+    let mut size = cx.nums(g, "size", 0).unwrap_or_default();
     if size.iter().any(|x| *x < 0.0) {
         cx.errors.at(
             g,
@@ -100,15 +167,6 @@ fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
         return None;
     }
     let fromto = numbers(g, "fromto", 6, &mut cx.errors);
-    let need = |cx: &mut Ctx, k: usize| -> Option<()> {
-        if size.len() < k {
-            cx.errors
-                .at(g, format!("<geom type=\"{ty}\">: `size` needs {k} numbers"));
-            None
-        } else {
-            Some(())
-        }
-    };
     let (mut pos, mut rot) = (cx.v3(g, "pos", [0.0; 3]), cx.orientation(g));
     let mut half = size.get(1).copied().unwrap_or(0.0);
     if let Some(ft) = &fromto {
@@ -126,24 +184,56 @@ fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
             half = 0.5 * l;
         }
     }
-    if g.attribute("mesh").is_some() || ty == "mesh" {
-        cx.errors.at(
-            g,
-            format!(
-                "<geom type=\"{ty}\" mesh>: mass properties from a mesh are not read yet; give \
-                 the body an <inertial>"
-            ),
-        );
+    let shell = g.attribute("shellinertia") == Some("true");
+    // A geom of zero mass adds nothing (MuJoCo does not compute its mesh's volume either).
+    if cx.nums(g, "mass", 1).is_some_and(|m| m[0] == 0.0) {
+        return Some((0.0, [0.0; 3], [[0.0; 3]; 3]));
+    }
+    if let Some(mname) = g.attribute("mesh") {
+        if fromto.is_some() {
+            cx.errors.at(g, "<geom mesh>: `fromto` cannot be used with a mesh (MuJoCo refuses it)");
+            return None;
+        }
+        let mm = mesh_mass(cx, g, mname)?;
+        if ty == "mesh" {
+            if shell {
+                cx.errors.at(g, "<geom type=\"mesh\" shellinertia>: give the mesh asset `inertia=\"shell\"` instead, as MuJoCo requires");
+                return None;
+            }
+            let spec = match cx.nums(g, "mass", 1) {
+                Some(m) => MassSpec::Mass(m[0]),
+                None => MassSpec::Density(cx.num(g, "density", 1000.0)),
+            };
+            let (m, c, i) = mesh::mesh_geom_mass(pos, &rot, spec, &mm);
+            if m < 0.0 {
+                cx.errors.at(g, "<geom>: a negative mass (or density)");
+                return None;
+            }
+            return Some((m, c, i));
+        }
+        let Some(kind) = Primitive::parse(ty) else {
+            cx.errors.at(g, format!("<geom type=\"{ty}\" mesh>: a {ty} cannot be fitted to a mesh"));
+            return None;
+        };
+        let fitscale = cx.num(g, "fitscale", 1.0);
+        let fit = mesh::fit_primitive(kind, &mm, cx.settings.fitaabb, fitscale);
+        pos = tree::add(pos, tree::mul_v(&rot, fit.pos));
+        rot = tree::mul(&rot, &fit.rot);
+        size = fit.size.to_vec();
+        half = size[1];
+    } else if ty == "mesh" {
+        cx.errors.at(g, "<geom type=\"mesh\">: give the mesh's name in `mesh`");
         return None;
     }
-    if g.attribute("shellinertia") == Some("true") {
-        cx.errors.at(
-            g,
-            "<geom shellinertia=\"true\">: shell inertia of primitive geoms is not supported; \
-             give the body an <inertial>",
-        );
-        return None;
-    }
+    let need = |cx: &mut Ctx, k: usize| -> Option<()> {
+        if size.len() < k {
+            cx.errors
+                .at(g, format!("<geom type=\"{ty}\">: `size` needs {k} numbers"));
+            None
+        } else {
+            Some(())
+        }
+    };
     use std::f64::consts::PI;
     let (volume, unit): (f64, V3) = match ty {
         "sphere" => {
@@ -202,6 +292,22 @@ fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
             );
             return None;
         }
+    };
+    let (volume, unit) = if shell {
+        let kind = Primitive::parse(ty).unwrap_or(Primitive::Sphere);
+        let s3 = [
+            size.first().copied().unwrap_or(0.0),
+            half,
+            size.get(2).copied().unwrap_or(0.0),
+        ];
+        let s3 = if matches!(kind, Primitive::Box | Primitive::Ellipsoid) {
+            [size[0], size[1], size[2]]
+        } else {
+            s3
+        };
+        mesh::primitive_shell(kind, s3)
+    } else {
+        (volume, unit)
     };
     let mass = match cx.nums(g, "mass", 1) {
         Some(m) => m[0],
@@ -579,6 +685,7 @@ fn read_settings(doc: &Doc, dir: &Path, errors: &mut Errors) -> (Settings, V3) {
         balanceinertia: false,
         settotalmass: -1.0,
         meshdir: dir.to_path_buf(),
+        fitaabb: false,
         no_actuation: false,
         no_spring: false,
         no_damper: false,
@@ -622,6 +729,9 @@ fn read_settings(doc: &Doc, dir: &Path, errors: &mut Errors) -> (Settings, V3) {
                         c,
                         format!("<compiler>: `balanceinertia=\"{o}\"` is not true or false"),
                     ),
+                }
+                if let Some(v) = c.attribute("fitaabb") {
+                    s.fitaabb = v == "true";
                 }
                 if let Some(d) = c.attribute("assetdir") {
                     assetdir = Some(d.to_string());
@@ -892,6 +1002,7 @@ fn read_doc(doc: &Doc, dir: &Path, mut errors: Errors) -> Result<Mechanism, Erro
         errors,
         dir: dir.to_path_buf(),
         meshes,
+        mesh_cache: HashMap::new(),
     };
     let mut bd = Build {
         mech: Mechanism {
