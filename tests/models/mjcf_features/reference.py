@@ -5,7 +5,9 @@ it writes two files beside the model:
 
   NAME.csv           20 random states and MuJoCo's accelerations. Line 1: `# nq=.. nv=.. nu=..;
                      ...`; line 2: `# qpos0 ...`; line 3: `# ctrl NAME...` (the actuators in
-                     order; spark names its inputs after them). Then one row per state:
+                     order; spark names its inputs after them); line 4: `# joints NAME:KIND...`
+                     (MuJoCo's joints in qpos order, KIND hinge, slide, ball or free). Then one
+                     row per state:
                      qpos (nq), qvel (nv), ctrl (nu), qacc (nv), in MuJoCo's conventions: a ball
                      joint's qpos is a unit quaternion (w first) and its qvel the body angular
                      velocity; a free joint's qpos is the world position and quaternion, its
@@ -148,6 +150,34 @@ def check_polycoef_drift(m, qvel_all, qpos_all, dd):
     return worst
 
 
+# The compiled parameters whose every non-zero entry must change qacc when zeroed.
+VISIBLE = ["dof_damping", "dof_armature", "jnt_stiffness", "body_gravcomp", "tendon_stiffness",
+           "tendon_damping", "actuator_gainprm", "actuator_biasprm"]
+
+
+def qacc_of(m, d, qpos, qvel, ctrl):
+    if m.neq > 0:
+        return exact_qacc(m, d, qpos, qvel, ctrl)[0]
+    d.qpos[:] = qpos
+    d.qvel[:] = qvel
+    d.ctrl[:] = ctrl
+    mujoco.mj_forward(m, d)
+    return d.qacc.copy()
+
+
+def check_visible(name, m, d, states, qaccs):
+    """Zeroes each non-zero entry of VISIBLE in turn: qacc must change (the reference data
+    sees every damping, armature, spring, gravity compensation and actuator parameter)."""
+    for field in VISIBLE:
+        arr = getattr(m, field)
+        for idx in zip(*np.nonzero(arr)):
+            keep = arr[idx]
+            arr[idx] = 0.0
+            change = max(np.abs(qacc_of(m, d, *st) - a).max() for st, a in zip(states, qaccs))
+            arr[idx] = keep
+            assert change > 1e-6, f"{name}: {field}{list(idx)} does not change qacc ({change:.1e})"
+
+
 def compiled_rows(m):
     """`field,name,values` lines of MuJoCo's compiled numbers."""
     out = []
@@ -181,12 +211,17 @@ def compiled_rows(m):
     return out
 
 
+JOINT_KINDS = {0: "free", 1: "ball", 2: "slide", 3: "hinge"}
+
+
 def header(m, what):
     names = " ".join(m.actuator(i).name for i in range(m.nu))
+    joints = " ".join(f"{m.joint(j).name}:{JOINT_KINDS[int(m.jnt_type[j])]}" for j in range(m.njnt))
     return [
         f"# nq={m.nq} nv={m.nv} nu={m.nu}; {what} (MuJoCo {mujoco.__version__}, reference.py)",
         "# qpos0 " + " ".join(fmt(x) for x in m.qpos0),
         "# ctrl " + names,
+        "# joints " + joints,
     ]
 
 
@@ -197,6 +232,8 @@ def feature(name, seed):
     d = mujoco.MjData(m)
     rng = np.random.default_rng(seed)
     rows = []
+    states = []
+    qaccs = []
     worst_poly = 0.0
     for _ in range(STATES):
         qpos, qvel, ctrl = random_state(m, rng)
@@ -216,6 +253,9 @@ def feature(name, seed):
         if m.nu:
             assert np.abs(d.qfrc_actuator).max() > 1e-3, name
         rows.append(list(qpos) + list(qvel) + list(ctrl) + list(qacc))
+        states.append((qpos, qvel, ctrl))
+        qaccs.append(qacc)
+    check_visible(name, m, d, states, qaccs)
     lines = header(m, "columns qpos, qvel, ctrl, qacc")
     with open(os.path.join(HERE, name + ".csv"), "w") as f:
         f.write("\n".join(lines + [",".join(fmt(x) for x in r) for r in rows]) + "\n")
