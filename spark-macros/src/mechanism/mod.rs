@@ -26,6 +26,8 @@ pub mod xml;
 #[cfg(test)]
 mod bodies_tests;
 #[cfg(test)]
+mod menagerie_survey;
+#[cfg(test)]
 mod tests;
 
 use proc_macro2::{Span, TokenStream};
