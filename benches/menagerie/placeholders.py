@@ -1,10 +1,10 @@
 """Writes a placeholder mesh for every file of the Menagerie snapshot that is absent from it.
 
 The snapshot lacks files of 4 MiB or more (meshes). Without them MuJoCo cannot compile the
-robots that use them, so each absent .obj or .stl becomes a small tetrahedron (edges 1 cm)
-and its path is listed in $MENAGERIE/MISSING.txt. A placeholder changes nothing of the
-dynamics where the mesh's geom is visual or its body has an explicit <inertial>; where the
-body's mass comes from that mesh (benches/menagerie/mujoco_dump.py lists such bodies as
+robots that use them, so each absent .obj or .stl becomes a tetrahedron (edges 10 cm, so that
+a mesh scaled down a thousandfold keeps a volume MuJoCo accepts) and its path is listed in
+$MENAGERIE/MISSING.txt. A placeholder changes nothing of the dynamics where the mesh's geom is
+visual or its body has an explicit <inertial>; where the body's mass comes from that mesh (benches/menagerie/mujoco_dump.py lists such bodies as
 `unreliable_bodies`), MuJoCo and spark both see the tetrahedron, not the robot as shipped.
 
 Called by setup.sh:  python3 placeholders.py SNAPSHOT_GIT_DIR MENAGERIE
@@ -14,7 +14,7 @@ import struct
 import subprocess
 import sys
 
-VERTICES = [(0.0, 0.0, 0.0), (0.01, 0.0, 0.0), (0.0, 0.01, 0.0), (0.0, 0.0, 0.01)]
+VERTICES = [(0.0, 0.0, 0.0), (0.1, 0.0, 0.0), (0.0, 0.1, 0.0), (0.0, 0.0, 0.1)]
 # Outward-facing triangles.
 FACES = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
 

@@ -76,7 +76,13 @@ spark::mechanics! {
 #[test]
 fn defaults_accelerations_equal_mujoco() {
     let text = include_str!("../models/mjcf_features/defaults.csv");
-    let worst = compare("defaults", Defaults::default(), &shown!(Defaults), text, TOL);
+    let worst = compare(
+        "defaults",
+        Defaults::default(),
+        &shown!(Defaults),
+        text,
+        TOL,
+    );
     eprintln!("defaults: largest relative error {worst:.1e}");
 }
 
@@ -84,14 +90,26 @@ fn defaults_accelerations_equal_mujoco() {
 fn include_frames_accelerations_equal_mujoco() {
     let text = include_str!("../models/mjcf_features/include_frames.csv");
     let shown = shown!(IncludeFrames);
-    let worst = compare("include_frames", IncludeFrames::default(), &shown, text, TOL);
+    let worst = compare(
+        "include_frames",
+        IncludeFrames::default(),
+        &shown,
+        text,
+        TOL,
+    );
     eprintln!("include_frames: largest relative error {worst:.1e}");
 }
 
 #[test]
 fn actuators_accelerations_equal_mujoco() {
     let text = include_str!("../models/mjcf_features/actuators.csv");
-    let worst = compare("actuators", Actuators::default(), &shown!(Actuators), text, TOL);
+    let worst = compare(
+        "actuators",
+        Actuators::default(),
+        &shown!(Actuators),
+        text,
+        TOL,
+    );
     eprintln!("actuators: largest relative error {worst:.1e}");
 }
 
@@ -99,7 +117,13 @@ fn actuators_accelerations_equal_mujoco() {
 fn equality_tendons_accelerations_equal_mujoco() {
     let text = include_str!("../models/mjcf_features/equality_tendons.csv");
     let shown = shown!(EqualityTendons);
-    let worst = compare("equality_tendons", EqualityTendons::default(), &shown, text, TOL);
+    let worst = compare(
+        "equality_tendons",
+        EqualityTendons::default(),
+        &shown,
+        text,
+        TOL,
+    );
     eprintln!("equality_tendons: largest relative error {worst:.1e}");
 }
 
@@ -116,7 +140,13 @@ fn misc_accelerations_equal_mujoco() {
 #[test]
 fn friction_sliding_accelerations_equal_mujoco() {
     let text = include_str!("../models/mjcf_features/friction.csv");
-    let worst = compare("friction", Friction::default(), &shown!(Friction), text, 1e-6);
+    let worst = compare(
+        "friction",
+        Friction::default(),
+        &shown!(Friction),
+        text,
+        1e-6,
+    );
     eprintln!("friction, sliding: largest relative error {worst:.1e}");
 }
 

@@ -294,11 +294,7 @@ struct MassCheck {
     compared: usize,
 }
 
-fn compare_masses(
-    mech: &Mechanism,
-    mj: &HashMap<String, MjBody>,
-    skip: &[String],
-) -> MassCheck {
+fn compare_masses(mech: &Mechanism, mj: &HashMap<String, MjBody>, skip: &[String]) -> MassCheck {
     let total: f64 = mj.values().map(|b| b.mass).sum();
     let mut out = MassCheck {
         mass: (0.0, String::new()),
@@ -391,7 +387,11 @@ fn menagerie_survey() {
         let started = Instant::now();
         let (outcome, first, masses) = if !path.exists() {
             missing += 1;
-            ("missing".to_string(), "not in the snapshot".to_string(), None)
+            (
+                "missing".to_string(),
+                "not in the snapshot".to_string(),
+                None,
+            )
         } else {
             match read_file(&path) {
                 Err(errors) => {
@@ -438,7 +438,11 @@ fn menagerie_survey() {
                                     String::new()
                                 }
                             });
-                            (format!("read, lowered: {n} coordinates{nq}"), String::new(), masses)
+                            (
+                                format!("read, lowered: {n} coordinates{nq}"),
+                                String::new(),
+                                masses,
+                            )
                         }
                         Err(f) => {
                             unlowered += 1;
@@ -587,7 +591,10 @@ fn mjcf_features_compiled_numbers() {
                         if matches!(j.kind, JointKind::Hinge | JointKind::Slide)
                             && !close(j.stiffness, v[0])
                         {
-                            fail(format!("joint `{key}` stiffness {} against {}", j.stiffness, v[0]));
+                            fail(format!(
+                                "joint `{key}` stiffness {} against {}",
+                                j.stiffness, v[0]
+                            ));
                         }
                     }
                 }
@@ -596,7 +603,10 @@ fn mjcf_features_compiled_numbers() {
                         if matches!(j.kind, JointKind::Hinge | JointKind::Slide)
                             && !close(j.springref, v[0])
                         {
-                            fail(format!("joint `{key}` springref {} against {}", j.springref, v[0]));
+                            fail(format!(
+                                "joint `{key}` springref {} against {}",
+                                j.springref, v[0]
+                            ));
                         }
                     }
                 }
@@ -639,5 +649,8 @@ fn principal_moments_of_a_rotated_inertia() {
     }
     let j = parse_json(r#"{"a": [1, -2.5e-3, "x\u00e9"], "b": {"c": true, "d": null}}"#).unwrap();
     assert_eq!(j.nums("a"), [1.0, -2.5e-3]);
-    assert!(matches!(j.get("b").and_then(|b| b.get("c")), Some(Json::Bool(true))));
+    assert!(matches!(
+        j.get("b").and_then(|b| b.get("c")),
+        Some(Json::Bool(true))
+    ));
 }

@@ -140,16 +140,17 @@ impl Reference {
     ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         let (mut q, mut v, mut a) = (Vec::new(), Vec::new(), Vec::new());
         let (mut i, mut k) = (0, 0);
-        let mut quaternion = |i: usize, k: usize, q: &mut Vec<f64>, v: &mut Vec<f64>, a: &mut Vec<f64>| {
-            let quat = [qpos[i], qpos[i + 1], qpos[i + 2], qpos[i + 3]];
-            let w = [0.0, qvel[k], qvel[k + 1], qvel[k + 2]];
-            let wd = [0.0, qacc[k], qacc[k + 1], qacc[k + 2]];
-            let rate = half(quat_mul(quat, w));
-            let second = half(add4(quat_mul(rate, w), quat_mul(quat, wd)));
-            q.extend(quat);
-            v.extend(rate);
-            a.extend(second);
-        };
+        let quaternion =
+            |i: usize, k: usize, q: &mut Vec<f64>, v: &mut Vec<f64>, a: &mut Vec<f64>| {
+                let quat = [qpos[i], qpos[i + 1], qpos[i + 2], qpos[i + 3]];
+                let w = [0.0, qvel[k], qvel[k + 1], qvel[k + 2]];
+                let wd = [0.0, qacc[k], qacc[k + 1], qacc[k + 2]];
+                let rate = half(quat_mul(quat, w));
+                let second = half(add4(quat_mul(rate, w), quat_mul(quat, wd)));
+                q.extend(quat);
+                v.extend(rate);
+                a.extend(second);
+            };
         for (_, kind) in &self.joints {
             match kind {
                 Kind::Hinge | Kind::Slide => {
@@ -174,7 +175,11 @@ impl Reference {
                 }
             }
         }
-        assert_eq!((i, k), (self.nq, self.nv), "the joints do not cover qpos and qvel");
+        assert_eq!(
+            (i, k),
+            (self.nq, self.nv),
+            "the joints do not cover qpos and qvel"
+        );
         (q, v, a)
     }
 }
@@ -227,7 +232,13 @@ pub struct Shown<'a> {
 pub fn identifier(name: &str) -> String {
     let mut s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert_str(0, "u_");
@@ -254,7 +265,14 @@ pub struct Measured {
 /// the inputs from MuJoCo's `ctrl` (by actuator name) and compares `acceleration` with
 /// MuJoCo's `qacc` (converted to spark's coordinates). An error names what does not match
 /// (coordinates, reference configuration, inputs, an `acceleration` error).
-pub fn measure<Sys, const N: usize, const M: usize, const U: usize, const D: usize, const X: usize>(
+pub fn measure<
+    Sys,
+    const N: usize,
+    const M: usize,
+    const U: usize,
+    const D: usize,
+    const X: usize,
+>(
     sys: Sys,
     shown: &Shown,
     text: &str,
@@ -271,7 +289,11 @@ where
         ));
     }
     if shown.reference.len() != r.nq {
-        return Err(format!("{} coordinates, MuJoCo's nq {}", shown.reference.len(), r.nq));
+        return Err(format!(
+            "{} coordinates, MuJoCo's nq {}",
+            shown.reference.len(),
+            r.nq
+        ));
     }
     for (k, (a, b)) in shown.reference.iter().zip(&r.qpos0).enumerate() {
         if (a - b).abs() > 1e-14 {
@@ -293,7 +315,8 @@ where
     if U != r.nu {
         return Err(format!("{U} inputs, MuJoCo's nu {}", r.nu));
     }
-    let mut sim = Integrator::<Sys, GaussLobatto<2>>::new(sys, 0.01).map_err(|e| format!("{e:?}"))?;
+    let mut sim =
+        Integrator::<Sys, GaussLobatto<2>>::new(sys, 0.01).map_err(|e| format!("{e:?}"))?;
     let mut out = Measured {
         worst: 0.0,
         row: 0,
@@ -333,7 +356,14 @@ where
 
 /// [`measure`], asserting: every name matches, 20 rows, and every row's relative error of the
 /// accelerations is at most `tol`. Returns the largest.
-pub fn compare<Sys, const N: usize, const M: usize, const U: usize, const D: usize, const X: usize>(
+pub fn compare<
+    Sys,
+    const N: usize,
+    const M: usize,
+    const U: usize,
+    const D: usize,
+    const X: usize,
+>(
     label: &str,
     sys: Sys,
     shown: &Shown,
