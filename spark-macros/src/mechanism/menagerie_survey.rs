@@ -356,6 +356,38 @@ fn cell(e: &FileError) -> String {
     }
 }
 
+/// An error message with what differs between files blanked: names in backticks or quotes,
+/// and numbers (a `.` right after a number counts as its own).
+fn kind_of(msg: &str) -> String {
+    let mut out = String::new();
+    let mut quoted: Option<char> = None;
+    let mut last_blank = false;
+    for c in msg.chars() {
+        match quoted {
+            Some(q) if c == q => {
+                quoted = None;
+                out.push(c);
+            }
+            Some(_) => {}
+            None if c == '`' || c == '"' => {
+                quoted = Some(c);
+                out.push(c);
+                out.push('…');
+            }
+            None if c.is_ascii_digit() || (c == '.' && last_blank) => {
+                if !last_blank {
+                    out.push('…');
+                }
+                last_blank = true;
+                continue;
+            }
+            None => out.push(c),
+        }
+        last_blank = false;
+    }
+    out
+}
+
 #[test]
 #[ignore = "reads the Menagerie from $MENAGERIE; writes docs/menagerie.md"]
 fn menagerie_survey() {
@@ -378,6 +410,8 @@ fn menagerie_survey() {
         })
     };
     let mut table = String::new();
+    // Every distinct error kind (names and numbers blanked) → the files that have it.
+    let mut kinds: HashMap<String, Vec<String>> = HashMap::new();
     let (mut count, mut missing, mut refused, mut unlowered, mut lowered) = (0, 0, 0, 0, 0);
     for line in list.lines().filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
@@ -396,6 +430,12 @@ fn menagerie_survey() {
             match read_file(&path) {
                 Err(errors) => {
                     refused += 1;
+                    for e in &errors {
+                        let files = kinds.entry(kind_of(&e.msg)).or_default();
+                        if files.last().map(String::as_str) != Some(file) {
+                            files.push(file.to_string());
+                        }
+                    }
                     let first = errors.first().map(cell).unwrap_or_default();
                     (format!("refused ({} errors)", errors.len()), first, None)
                 }
@@ -505,6 +545,16 @@ fn menagerie_survey() {
         "| directory | kind | file | outcome | first error | mass | inertia |\n|---|---|---|---|---|---|---|"
     );
     doc.push_str(&table);
+    let mut kinds: Vec<(String, Vec<String>)> = kinds.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    let _ = writeln!(
+        doc,
+        "\n## What the reader refuses, by kind\n\nEvery error of the refused files, names and \
+         numbers blanked (`…`), with the number of files that have it.\n\n| files | error |\n|---|---|"
+    );
+    for (k, files) in &kinds {
+        let _ = writeln!(doc, "| {} | {} |", files.len(), k.replace('|', "\\|"));
+    }
     let out = repository_root().join("docs/menagerie.md");
     std::fs::write(&out, doc).unwrap();
     eprintln!(
@@ -632,6 +682,76 @@ fn mjcf_features_compiled_numbers() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The reader's mass properties of `tests/models/mjcf_zoo.xml` against MuJoCo 4.0.0's
+/// compiled `body_mass` and `body_inertia`, through the survey's comparison.
+#[test]
+fn zoo_masses_equal_mujoco() {
+    let mech = read_file(&repository_root().join("tests/models/mjcf_zoo.xml")).unwrap();
+    let mujoco: HashMap<String, MjBody> = [
+        (
+            "a",
+            2.868479800571441,
+            [
+                0.05336497953741313,
+                0.05336497953741312,
+                0.0035937779484438714,
+            ],
+        ),
+        (
+            "b",
+            2.104466651587331,
+            [
+                0.015189552376780114,
+                0.01281299937313549,
+                0.0033196935885861987,
+            ],
+        ),
+        (
+            "c",
+            0.7,
+            [
+                0.04096368079564719,
+                0.029401629429908364,
+                0.019634689774444485,
+            ],
+        ),
+        (
+            "d",
+            1.3404128655316454,
+            [
+                0.004396554198943798,
+                0.0033510321638291147,
+                0.0023859349006463294,
+            ],
+        ),
+        ("floating", 2.0, [0.1, 0.2, 0.3]),
+    ]
+    .into_iter()
+    .map(|(n, mass, mut inertia): (&str, f64, [f64; 3])| {
+        inertia.sort_by(|a, b| a.total_cmp(b));
+        (n.to_string(), MjBody { mass, inertia })
+    })
+    .collect();
+    let check = compare_masses(&mech, &mujoco, &[]);
+    assert_eq!((check.compared, check.unmatched), (5, 0));
+    assert!(
+        check.mass.0 < 1e-12,
+        "mass {:e} at {}",
+        check.mass.0,
+        check.mass.1
+    );
+    assert!(
+        check.inertia.0 < 1e-9,
+        "inertia {:e} at {}",
+        check.inertia.0,
+        check.inertia.1
+    );
+    assert_eq!(
+        kind_of("joint `h1`: type \"x\" at 12.5 m"),
+        "joint `…`: type \"…\" at … m"
+    );
 }
 
 #[test]
