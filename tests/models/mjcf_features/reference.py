@@ -25,9 +25,10 @@ constraints' null space) and qacc is the exact constrained acceleration from MuJ
 matrix, smooth forces and constraint Jacobian (see `exact_qacc`), not MuJoCo's soft qacc.
 
 For (f), friction.xml (frictionloss enabled), it writes friction_trajectory.csv (a MuJoCo
-simulation: t, qpos, qvel every 0.01 s for 2 s, timestep 1e-5 RK4) and friction.csv (states
-sliding fast, where MuJoCo's bounded friction force is exactly -frictionloss sign(qdot), in the
-format above).
+simulation: t, qpos, qvel every 0.01 s for 2 s, timestep 1e-5 RK4), friction_trajectory_coulomb.csv
+(the same in the limit of MuJoCo's friction constraint made rigid, see `friction`) and
+friction.csv (states sliding fast, where MuJoCo's bounded friction force is exactly
+-frictionloss sign(qdot), in the format above).
 
 Run from the repository root (MuJoCo's pip package `mujoco`, 4.0.0 for the committed files):
     python3 tests/models/mjcf_features/reference.py
@@ -293,22 +294,46 @@ def friction():
         f.write("\n".join(lines + [",".join(fmt(x) for x in r) for r in rows]) + "\n")
     print(f"friction: sliding qacc against Coulomb's {worst:.1e}")
     # The trajectory: the block sent up the incline at 2 m/s, the pendulum released at 1 rad
-    # with a constant motor torque 0.5.
-    mujoco.mj_resetData(m, d)
-    d.qpos[:] = [0.0, 1.0]
-    d.qvel[:] = [2.0, 0.0]
-    d.ctrl[:] = [0.5]
-    every = round(0.01 / m.opt.timestep)
-    out = header(m, "columns t, qpos, qvel every 0.01 s; ctrl " + fmt(d.ctrl[0]))
-    out.append(f"# timestep {fmt(m.opt.timestep)} integrator RK4")
-    for k in range(201):
-        out.append(",".join(fmt(x) for x in [d.time] + list(d.qpos) + list(d.qvel)))
-        if k < 200:
-            for _ in range(every):
-                mujoco.mj_step(m, d)
-    with open(os.path.join(HERE, "friction_trajectory.csv"), "w") as f:
-        f.write("\n".join(out) + "\n")
-    print("friction: trajectory to t =", d.time, "final", d.qpos, d.qvel)
+    # with a constant motor torque 0.5. MuJoCo's friction is a soft constraint (time constant
+    # solreffriction[0], default 0.02 s): its trajectory approaches the Coulomb one linearly in
+    # that time constant (the block turns back about that much later). friction_trajectory.csv
+    # is MuJoCo as shipped (default solreffriction); friction_trajectory_coulomb.csv the limit
+    # of zero time constant, extrapolated from 5e-4 and 2e-4 s (their difference, 6e-4 in the
+    # block's position, shrinks to ~1e-5 in the extrapolation).
+    def trajectory(timeconst=None):
+        text = open(path).read()
+        if timeconst is not None:
+            text = text.replace('frictionloss="', f'solreffriction="{timeconst} 1" frictionloss="')
+        mt = mujoco.MjModel.from_xml_string(text)
+        dt = mujoco.MjData(mt)
+        dt.qpos[:] = [0.0, 1.0]
+        dt.qvel[:] = [2.0, 0.0]
+        dt.ctrl[:] = [0.5]
+        every = round(0.01 / mt.opt.timestep)
+        out = []
+        for k in range(201):
+            out.append([dt.time] + list(dt.qpos) + list(dt.qvel))
+            if k < 200:
+                for _ in range(every):
+                    mujoco.mj_step(mt, dt)
+        return np.array(out)
+
+    def write(name, rows, note):
+        out = header(m, "columns t, qpos, qvel every 0.01 s; ctrl 0.5")
+        out.append(f"# timestep {fmt(m.opt.timestep)} integrator RK4; {note}")
+        out += [",".join(fmt(x) for x in r) for r in rows]
+        with open(os.path.join(HERE, name), "w") as f:
+            f.write("\n".join(out) + "\n")
+
+    shipped = trajectory()
+    write("friction_trajectory.csv", shipped, "solreffriction as shipped (0.02 1)")
+    a, b = trajectory(5e-4), trajectory(2e-4)
+    coulomb = b + (b - a) * (2e-4 / 3e-4)
+    coulomb[:, 0] = b[:, 0]
+    write("friction_trajectory_coulomb.csv", coulomb,
+          "the limit solreffriction -> 0, extrapolated from 5e-4 and 2e-4")
+    print("friction: trajectory final", shipped[-1], "Coulomb limit", coulomb[-1],
+          "largest difference", np.abs(shipped - coulomb)[:, 1:].max())
 
 
 if __name__ == "__main__":
