@@ -62,8 +62,10 @@ fn main() {
     }
     let _ = writeln!(
         out,
-        "/// (name, reference CSV, measuring function) per robot.\n\
-         pub const ROBOTS: &[(&str, &str, fn(&str) -> Result<harness::Measured, String>)] = &[\n{table}];"
+        "/// Measures one robot against the text of its reference CSV.\n\
+         pub type Measure = fn(&str) -> Result<harness::Measured, String>;\n\n\
+         /// (name, reference CSV, measuring function) per robot.\n\
+         pub const ROBOTS: &[(&str, &str, Measure)] = &[\n{table}];"
     );
     let path = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("robots.rs");
     std::fs::write(path, out).unwrap();
