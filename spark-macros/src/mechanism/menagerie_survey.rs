@@ -249,40 +249,52 @@ fn parse_json(text: &str) -> Result<Json, String> {
     .value()
 }
 
-/// The eigenvalues of a symmetric 3×3 matrix, ascending (the trigonometric closed form).
+/// The eigenvalues of a symmetric 3×3 matrix, ascending, by cyclic Jacobi rotations (accurate
+/// to rounding also for repeated eigenvalues, as of axisymmetric bodies).
 fn principal(m: &M3) -> [f64; 3] {
-    let p1 = m[0][1].powi(2) + m[0][2].powi(2) + m[1][2].powi(2);
-    let tr = m[0][0] + m[1][1] + m[2][2];
-    let mut e = if p1 <= 1e-30 * (tr * tr).max(1e-300) {
-        [m[0][0], m[1][1], m[2][2]]
-    } else {
-        let q = tr / 3.0;
-        let p2 = (m[0][0] - q).powi(2) + (m[1][1] - q).powi(2) + (m[2][2] - q).powi(2) + 2.0 * p1;
-        let p = (p2 / 6.0).sqrt();
-        let b: Vec<Vec<f64>> = (0..3)
-            .map(|i| {
-                (0..3)
-                    .map(|j| (m[i][j] - if i == j { q } else { 0.0 }) / p)
-                    .collect()
-            })
-            .collect();
-        let det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1])
-            - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0])
-            + b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
-        let r = (det / 2.0).clamp(-1.0, 1.0);
-        let phi = r.acos() / 3.0;
-        let e1 = q + 2.0 * p * phi.cos();
-        let e3 = q + 2.0 * p * (phi + 2.0 * std::f64::consts::PI / 3.0).cos();
-        [e1, 3.0 * q - e1 - e3, e3]
-    };
+    let mut a = *m;
+    for _ in 0..50 {
+        let off = a[0][1].powi(2) + a[0][2].powi(2) + a[1][2].powi(2);
+        let diag = a[0][0].powi(2) + a[1][1].powi(2) + a[2][2].powi(2);
+        if off <= 1e-36 * diag || off == 0.0 {
+            break;
+        }
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            if a[p][q] == 0.0 {
+                continue;
+            }
+            // The rotation in the (p, q) plane that zeroes a[p][q].
+            let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let t = if theta == 0.0 { 1.0 } else { t };
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            let mut b = a;
+            for k in 0..3 {
+                b[k][p] = c * a[k][p] - s * a[k][q];
+                b[k][q] = s * a[k][p] + c * a[k][q];
+            }
+            let mut r = b;
+            for k in 0..3 {
+                r[p][k] = c * b[p][k] - s * b[q][k];
+                r[q][k] = s * b[p][k] + c * b[q][k];
+            }
+            r[p][q] = 0.0;
+            r[q][p] = 0.0;
+            a = r;
+        }
+    }
+    let mut e = [a[0][0], a[1][1], a[2][2]];
     e.sort_by(|a, b| a.total_cmp(b));
     e
 }
 
-/// MuJoCo's mass properties of one body: mass and principal inertia (ascending).
+/// MuJoCo's mass properties of one body: mass, principal inertia (ascending) and centre of
+/// mass in the body frame.
 struct MjBody {
     mass: f64,
     inertia: [f64; 3],
+    com: [f64; 3],
 }
 
 /// Per file: the largest relative difference of body masses and of principal inertias, the
@@ -290,6 +302,8 @@ struct MjBody {
 struct MassCheck {
     mass: (f64, String),
     inertia: (f64, String),
+    /// The largest distance of the centres of mass, in metres.
+    com: (f64, String),
     unmatched: usize,
     compared: usize,
 }
@@ -299,6 +313,7 @@ fn compare_masses(mech: &Mechanism, mj: &HashMap<String, MjBody>, skip: &[String
     let mut out = MassCheck {
         mass: (0.0, String::new()),
         inertia: (0.0, String::new()),
+        com: (0.0, String::new()),
         unmatched: 0,
         compared: 0,
     };
@@ -324,6 +339,15 @@ fn compare_masses(mech: &Mechanism, mj: &HashMap<String, MjBody>, skip: &[String
             .fold(0.0, f64::max);
         if di > out.inertia.0 {
             out.inertia = (di, name.clone());
+        }
+        if b.mass > 0.0 {
+            let dc = (0..3)
+                .map(|k| (r.com[k] - b.com[k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if dc > out.com.0 {
+                out.com = (dc, name.clone());
+            }
         }
     }
     out
@@ -448,11 +472,13 @@ fn menagerie_survey() {
                                 let i = b.nums("inertia");
                                 let mut inertia = [i[0], i[1], i[2]];
                                 inertia.sort_by(|a, b| a.total_cmp(b));
+                                let c = b.nums("ipos");
                                 (
                                     b.str("name").unwrap_or("").to_string(),
                                     MjBody {
                                         mass: b.num("mass").unwrap_or(0.0),
                                         inertia,
+                                        com: [c[0], c[1], c[2]],
                                     },
                                 )
                             })
@@ -493,6 +519,9 @@ fn menagerie_survey() {
                 }
             }
         };
+        let dc = masses.as_ref().map_or(String::new(), |(m, _)| {
+            format!("{:.1e} ({})", m.com.0, m.com.1)
+        });
         let (dm, di) = match &masses {
             Some((m, _)) => (
                 format!(
@@ -513,7 +542,7 @@ fn menagerie_survey() {
         eprintln!("{dir}/{file}: {outcome} {first} [{secs:.1} s]");
         let _ = writeln!(
             table,
-            "| {dir} | {kind} | {file} | {outcome} | {first} | {dm} | {di} |"
+            "| {dir} | {kind} | {file} | {outcome} | {first} | {dm} | {di} | {dc} |"
         );
     }
     let mut doc = String::new();
@@ -537,12 +566,14 @@ fn menagerie_survey() {
          relative difference over the bodies (matched by name) of the reader's body mass and \
          principal moments of inertia from MuJoCo's compiled `body_mass` and `body_inertia` \
          (MuJoCo {}; bodies whose mass came from a mesh absent from the snapshot are left out), \
-         with the body where it is; empty where the reader refused the file.\n",
+         and the largest distance of the centres of mass from MuJoCo's `body_ipos`, each with \
+         the body where it is; empty where the reader refused the file.\n",
         mj_version.as_deref().unwrap_or("numbers not found")
     );
     let _ = writeln!(
         doc,
-        "| directory | kind | file | outcome | first error | mass | inertia |\n|---|---|---|---|---|---|---|"
+        "| directory | kind | file | outcome | first error | mass | inertia | com (m) |\n\
+         |---|---|---|---|---|---|---|---|"
     );
     doc.push_str(&table);
     let mut kinds: Vec<(String, Vec<String>)> = kinds.into_iter().collect();
@@ -623,6 +654,13 @@ fn mjcf_features_compiled_numbers() {
                         }
                     }
                 }
+                "body_ipos" if key != "world" => {
+                    if let Some(b) = body {
+                        if b.mass > 0.0 && (0..3).any(|k| (b.com[k] - v[k]).abs() > 1e-12) {
+                            fail(format!("body `{key}` com {:?} against {v:?}", b.com));
+                        }
+                    }
+                }
                 "dof_armature" | "dof_damping" => match joint {
                     Some(j) => {
                         let got = if field == "dof_armature" {
@@ -689,51 +727,71 @@ fn mjcf_features_compiled_numbers() {
 #[test]
 fn zoo_masses_equal_mujoco() {
     let mech = read_file(&repository_root().join("tests/models/mjcf_zoo.xml")).unwrap();
-    let mujoco: HashMap<String, MjBody> = [
+    // MuJoCo 4.0.0: body, [mass, principal inertia (3), centre of mass (3)].
+    let zoo: [(&str, [f64; 7]); 5] = [
         (
             "a",
-            2.868479800571441,
             [
+                2.868479800571441,
                 0.05336497953741313,
                 0.05336497953741312,
                 0.0035937779484438714,
+                0.21010521837896903,
+                0.07003507279298968,
+                -0.14007014558597936,
             ],
         ),
         (
             "b",
-            2.104466651587331,
             [
+                2.104466651587331,
                 0.015189552376780114,
                 0.01281299937313549,
                 0.0033196935885861987,
+                0.004751797797535697,
+                0.060084898500700146,
+                0.030042449250350073,
             ],
         ),
         (
             "c",
-            0.7,
             [
+                0.7,
                 0.04096368079564719,
                 0.029401629429908364,
                 0.019634689774444485,
+                0.02,
+                0.03,
+                0.1,
             ],
         ),
         (
             "d",
-            1.3404128655316454,
             [
+                1.3404128655316454,
                 0.004396554198943798,
                 0.0033510321638291147,
                 0.0023859349006463294,
+                0.0,
+                0.0,
+                0.0,
             ],
         ),
-        ("floating", 2.0, [0.1, 0.2, 0.3]),
-    ]
-    .into_iter()
-    .map(|(n, mass, mut inertia): (&str, f64, [f64; 3])| {
-        inertia.sort_by(|a, b| a.total_cmp(b));
-        (n.to_string(), MjBody { mass, inertia })
-    })
-    .collect();
+        ("floating", [2.0, 0.1, 0.2, 0.3, 0.1, 0.0, 0.0]),
+    ];
+    let mujoco: HashMap<String, MjBody> = zoo
+        .into_iter()
+        .map(|(n, x)| {
+            let mut inertia = [x[1], x[2], x[3]];
+            inertia.sort_by(|a, b| a.total_cmp(b));
+            let body = MjBody {
+                mass: x[0],
+                inertia,
+                com: [x[4], x[5], x[6]],
+            };
+            (n.to_string(), body)
+        })
+        .collect();
     let check = compare_masses(&mech, &mujoco, &[]);
     assert_eq!((check.compared, check.unmatched), (5, 0));
     assert!(
@@ -765,7 +823,13 @@ fn principal_moments_of_a_rotated_inertia() {
     let i = super::tree::rotate_inertia(&r, &super::tree::diag([1.0, 2.0, 3.0]));
     let e = principal(&i);
     for (k, want) in [1.0, 2.0, 3.0].iter().enumerate() {
-        assert!((e[k] - want).abs() < 1e-12, "{e:?}");
+        assert!((e[k] - want).abs() < 1e-14, "{e:?}");
+    }
+    // A repeated eigenvalue (an axisymmetric body): exact to rounding.
+    let i = super::tree::rotate_inertia(&r, &super::tree::diag([0.5, 2.0, 2.0]));
+    let e = principal(&i);
+    for (k, want) in [0.5, 2.0, 2.0].iter().enumerate() {
+        assert!((e[k] - want).abs() < 1e-14, "{e:?}");
     }
     let j = parse_json(r#"{"a": [1, -2.5e-3, "x\u00e9"], "b": {"c": true, "d": null}}"#).unwrap();
     assert_eq!(j.nums("a"), [1.0, -2.5e-3]);

@@ -13,7 +13,8 @@ it writes two files beside the model:
                      velocity; a free joint's qpos is the world position and quaternion, its
                      qvel the world linear velocity then the body angular velocity.
   NAME_compiled.csv  MuJoCo's compiled numbers, one per line `field,name,values...`: body_mass,
-                     body_inertia (principal moments), dof_armature, dof_damping, jnt_stiffness,
+                     body_inertia (principal moments), body_ipos (centre of mass in the
+                     body frame), dof_armature, dof_damping, jnt_stiffness,
                      qpos_spring (per joint, its first value), actuator_gainprm[:3],
                      actuator_biasprm[:3], actuator_gear[0], eq_data[:5], tendon_length0,
                      tendon_lengthspring (lower end), tendon_stiffness, tendon_damping.
@@ -189,6 +190,7 @@ def compiled_rows(m):
     for b in range(m.nbody):
         put("body_mass", m.body(b).name, m.body_mass[b])
         put("body_inertia", m.body(b).name, m.body_inertia[b])
+        put("body_ipos", m.body(b).name, m.body_ipos[b])
     for v in range(m.nv):
         jn = m.joint(m.dof_jntid[v]).name
         put("dof_armature", jn, m.dof_armature[v])
