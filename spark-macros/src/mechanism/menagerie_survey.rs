@@ -8,11 +8,12 @@
 //! read and lowered) with the first error and its line, and, where MuJoCo's compiled numbers
 //! are at hand (`$MENAGERIE_MUJOCO`, default `/tmp/menagerie_mujoco.json`, written by
 //! `benches/menagerie/mujoco_dump.py`), the largest relative differences of the reader's body
-//! masses and principal inertias from MuJoCo's. Run from the repository root:
+//! masses and principal inertias from MuJoCo's, and of the centres of mass. It prints each
+//! file's time; `MENAGERIE_LOWER=0` skips the lowering. Run from the repository root:
 //!
 //! ```text
 //! bash benches/menagerie/setup.sh && python3 benches/menagerie/mujoco_dump.py
-//! cargo test -p spark-macros --release --lib menagerie_survey -- --ignored --nocapture
+//! cargo test -p spark-macros --lib menagerie_survey::menagerie_survey -- --ignored --nocapture
 //! ```
 //!
 //! `mjcf_features_compiled_numbers` compares the reader's trees of
@@ -418,6 +419,8 @@ fn menagerie_survey() {
     let root = env_path("MENAGERIE", "/tmp/menagerie");
     let robots = env_path("MENAGERIE_ROBOTS", "/work/shared/menagerie/robots.tsv");
     let dump = env_path("MENAGERIE_MUJOCO", "/tmp/menagerie_mujoco.json");
+    // MENAGERIE_LOWER=0: read only (lowering a large robot builds its whole symbolic model).
+    let lower_all = std::env::var("MENAGERIE_LOWER").map_or(true, |v| v != "0");
     let list = std::fs::read_to_string(&robots)
         .unwrap_or_else(|e| panic!("{}: {e} (set MENAGERIE_ROBOTS)", robots.display()));
     let mujoco = std::fs::read_to_string(&dump)
@@ -494,7 +497,11 @@ fn menagerie_survey() {
                         let nq = r.num("nq").unwrap_or(f64::NAN);
                         (compare_masses(&mech, &bodies, &skip), nq)
                     });
-                    match lower(&mech) {
+                    match if lower_all { lower(&mech) } else { Ok(0) } {
+                        Ok(_) if !lower_all => {
+                            unlowered += 1;
+                            ("read (lowering skipped)".to_string(), String::new(), masses)
+                        }
                         Ok(n) => {
                             lowered += 1;
                             let nq = masses.as_ref().map_or(String::new(), |m| {
@@ -552,7 +559,7 @@ fn menagerie_survey() {
         "Written by the ignored test `menagerie_survey` \
          (`spark-macros/src/mechanism/menagerie_survey.rs`); regenerate with\n\n```text\n\
          bash benches/menagerie/setup.sh && python3 benches/menagerie/mujoco_dump.py\n\
-         cargo test -p spark-macros --release --lib menagerie_survey -- --ignored --nocapture\n```\n"
+         cargo test -p spark-macros --lib menagerie_survey::menagerie_survey -- --ignored --nocapture\n```\n"
     );
     let _ = writeln!(
         doc,
