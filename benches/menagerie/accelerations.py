@@ -140,7 +140,8 @@ def robot(name, path, patched, rng):
         f.write("\n".join(lines + [",".join(fmt(x) for x in r) for r in rows]) + "\n")
     print(f"{name}: nq={m.nq} nv={m.nv} nu={m.nu}, {tries} draws, bodies with placeholder "
           f"mass {unreliable}; {patched}")
-    return f"{name}\t{os.path.abspath(patched)}\t{os.path.join(os.path.abspath(OUT), name + '.csv')}"
+    csv = os.path.join(os.path.abspath(OUT), name + ".csv")
+    return f"{name}\t{os.path.abspath(patched)}\t{csv}"
 
 
 def main():

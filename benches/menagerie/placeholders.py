@@ -4,8 +4,9 @@ The snapshot lacks files of 4 MiB or more (meshes). Without them MuJoCo cannot c
 robots that use them, so each absent .obj or .stl becomes a tetrahedron (edges 10 cm, so that
 a mesh scaled down a thousandfold keeps a volume MuJoCo accepts) and its path is listed in
 $MENAGERIE/MISSING.txt. A placeholder changes nothing of the dynamics where the mesh's geom is
-visual or its body has an explicit <inertial>; where the body's mass comes from that mesh (benches/menagerie/mujoco_dump.py lists such bodies as
-`unreliable_bodies`), MuJoCo and spark both see the tetrahedron, not the robot as shipped.
+visual or its body has an explicit <inertial>; where the body's mass comes from that mesh
+(benches/menagerie/mujoco_dump.py lists such bodies as `unreliable_bodies`), MuJoCo and spark
+both see the tetrahedron, not the robot as shipped.
 
 Called by setup.sh:  python3 placeholders.py SNAPSHOT_GIT_DIR MENAGERIE
 """

@@ -44,7 +44,8 @@ fn main() {
         let ty = format!("Robot{ty}");
         let _ = writeln!(
             out,
-            "spark::mechanics! {{\n    /// `{model}`\n    pub struct {ty} {{\n        mjcf: {model:?},\n    }}\n}}\n"
+            "spark::mechanics! {{\n    /// `{model}`\n    pub struct {ty} {{\n        \
+             mjcf: {model:?},\n    }}\n}}\n"
         );
         let _ = writeln!(
             out,
