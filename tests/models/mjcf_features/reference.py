@@ -133,6 +133,23 @@ def exact_qacc(m, d, qpos, qvel, ctrl):
     return a_s + minv_jt @ lam, dd
 
 
+def check_connect_drift(m, d, qpos, qvel, dd):
+    """For connect rows MuJoCo puts −J̇ q̇ into efc_aref (with −B·vel − K·pos, zero here):
+    the finite differences against it."""
+    d.qpos[:] = qpos
+    d.qvel[:] = qvel
+    mujoco.mj_forward(m, d)
+    rows = d.efc_type[:d.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    aref = d.efc_aref[:d.nefc][rows]
+    worst, k = 0.0, 0
+    for e in range(m.neq):
+        n = 3 if m.eq_type[e] == mujoco.mjtEq.mjEQ_CONNECT else 1
+        if n == 3:
+            worst = max(worst, np.abs(dd[k:k + 3] + aref[k:k + 3]).max())
+        k += n
+    return worst
+
+
 def check_polycoef_drift(m, qvel_all, qpos_all, dd):
     """For the joint equalities: J̇ q̇ = −P''(x − x0) ẋ², against the finite differences."""
     worst = 0.0
@@ -237,13 +254,14 @@ def feature(name, seed):
     rows = []
     states = []
     qaccs = []
-    worst_poly = 0.0
+    worst_poly = worst_connect = 0.0
     for _ in range(STATES):
         qpos, qvel, ctrl = random_state(m, rng)
         if m.neq > 0:
             qpos, qvel = project(m, d, qpos, qvel)
             qacc, dd = exact_qacc(m, d, qpos, qvel, ctrl)
             worst_poly = max(worst_poly, check_polycoef_drift(m, qvel, qpos, dd))
+            worst_connect = max(worst_connect, check_connect_drift(m, d, qpos, qvel, dd))
         else:
             d.qpos[:] = qpos
             d.qvel[:] = qvel
@@ -265,7 +283,8 @@ def feature(name, seed):
     with open(os.path.join(HERE, name + "_compiled.csv"), "w") as f:
         f.write(f"# {name}.xml compiled by MuJoCo {mujoco.__version__}: field,name,values\n")
         f.write("\n".join(compiled_rows(m)) + "\n")
-    extra = f", polycoef drift check {worst_poly:.1e}" if m.neq else ""
+    extra = (f"; J̇q̇ against -P''ẋ² {worst_poly:.1e}, against MuJoCo's connect J̇v "
+             f"{worst_connect:.1e}") if m.neq else ""
     print(f"{name}: nq={m.nq} nv={m.nv} nu={m.nu} neq={m.neq}{extra}")
 
 
