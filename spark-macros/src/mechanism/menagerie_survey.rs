@@ -365,15 +365,16 @@ fn repository_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Text for a Markdown table cell: `|` escaped, `<` as an entity (not a tag), one line.
+fn markdown(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('\n', " ")
+}
+
 /// One line of an error for a table cell.
 fn cell(e: &FileError) -> String {
-    let msg: String = e
-        .msg
-        .replace('|', "\\|")
-        .replace('\n', " ")
-        .chars()
-        .take(160)
-        .collect();
+    let msg: String = markdown(&e.msg).chars().take(160).collect();
     if e.line > 0 {
         format!("line {}: {msg}", e.line)
     } else {
@@ -591,7 +592,7 @@ fn menagerie_survey() {
          numbers blanked (`…`), with the number of files that have it.\n\n| files | error |\n|---|---|"
     );
     for (k, files) in &kinds {
-        let _ = writeln!(doc, "| {} | {} |", files.len(), k.replace('|', "\\|"));
+        let _ = writeln!(doc, "| {} | {} |", files.len(), markdown(k));
     }
     let out = repository_root().join("docs/menagerie.md");
     std::fs::write(&out, doc).unwrap();
