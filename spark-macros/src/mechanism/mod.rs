@@ -28,6 +28,8 @@ pub mod xml;
 #[cfg(test)]
 mod bodies_tests;
 #[cfg(test)]
+mod menagerie_survey;
+#[cfg(test)]
 mod mesh_tests;
 #[cfg(test)]
 mod mjcf_tests;
