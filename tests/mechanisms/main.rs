@@ -16,6 +16,7 @@ mod jacobian_stack;
 mod jansen;
 mod large_sums;
 mod mechanism;
+mod mjcf_features;
 mod project_stack;
 mod reference_data;
 mod rigid_body;

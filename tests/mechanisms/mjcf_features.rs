@@ -182,10 +182,21 @@ fn friction_trajectory_follows_mujoco() {
     let r0 = &coulomb[0];
     let mut s = State::new(0.0, [r0[1], r0[2]], [r0[3], r0[4]]);
     let (mut worst_q, mut worst_v, mut from_shipped) = (0.0f64, 0.0f64, 0.0f64);
+    // What sticking costs the step: Newton iterations per step while both joints slide
+    // (|v| > 100 ε) and while one sticks (|v| < 10 ε).
+    let eps = Friction::default().friction_velocity;
+    let (mut sliding, mut sticking) = ((0u32, 0u32), (0u32, 0u32));
     for (k, (r, m)) in coulomb.iter().zip(&shipped).enumerate() {
         if k > 0 {
             for _ in 0..10 {
                 sim.step(&mut s).unwrap();
+                let st = sim.last_step_stats();
+                let it = st.stage_iterations + st.end_iterations;
+                if s.v.iter().all(|v| v.abs() > 100.0 * eps) {
+                    sliding = (sliding.0 + it, sliding.1 + 1);
+                } else if s.v.iter().any(|v| v.abs() < 10.0 * eps) {
+                    sticking = (sticking.0 + it, sticking.1 + 1);
+                }
             }
         }
         assert!((s.t - r[0]).abs() < 1e-9, "time {} against {}", s.t, r[0]);
@@ -199,6 +210,17 @@ fn friction_trajectory_follows_mujoco() {
         "friction trajectory: largest error against the Coulomb limit {worst_q:.1e} (positions), \
          {worst_v:.1e} (velocities); position difference from MuJoCo as shipped {from_shipped:.1e}"
     );
-    // The tolerances are the regularization's (docs/friction.md).
-    assert!(worst_q < 1e-2 && worst_v < 2e-2, "{worst_q:e} {worst_v:e}");
+    let per = |(i, n): (u32, u32)| f64::from(i) / f64::from(n.max(1));
+    eprintln!(
+        "friction trajectory: Newton iterations per step {:.2} sliding ({} steps), {:.2} with a \
+         joint stuck ({} steps)",
+        per(sliding),
+        sliding.1,
+        per(sticking),
+        sticking.1
+    );
+    assert!(sliding.1 > 100 && sticking.1 > 100, "{sliding:?} {sticking:?}");
+    // The regularization's error (docs/friction.md): measured 1.7e-3 and 9.7e-4 with the
+    // default ε = 1e-3, against MuJoCo's own 4.5e-2 from the same limit.
+    assert!(worst_q < 3e-3 && worst_v < 2e-3, "{worst_q:e} {worst_v:e}");
 }

@@ -808,6 +808,8 @@ struct ActSpec {
     ctrllimited: String,
     forcelimited: String,
     inheritrange: f64,
+    /// The shortcut (`motor`, `position`, ...) that last set the gain and bias.
+    setter: Option<String>,
 }
 
 impl ActSpec {
@@ -826,12 +828,28 @@ impl ActSpec {
             ctrllimited: "auto".into(),
             forcelimited: "auto".into(),
             inheritrange: 0.0,
+            setter: None,
         }
     }
 
-    /// Applies one actuator element (a default or the actuator itself), as MuJoCo's reader.
+    /// Applies one actuator element (a default or the actuator itself), as MuJoCo 4.0's reader
+    /// does: the gain and bias parameters carry over from a default set by the same shortcut
+    /// or by `<general>`, and start afresh otherwise (`gear` and the ranges always carry over;
+    /// checked against MuJoCo 4.0.0, `tests/models/mjcf_features/README.md`).
     fn apply(&mut self, cx: &mut Ctx, e: Node) {
         let errors = &mut cx.errors;
+        let tag = e.tag().to_string();
+        if let Some(d) = &self.setter {
+            if d != "general" && *d != tag && tag != "general" {
+                let fresh = Self::new();
+                self.gaintype = fresh.gaintype;
+                self.biastype = fresh.biastype;
+                self.dyntype = fresh.dyntype;
+                self.gainprm = fresh.gainprm;
+                self.biasprm = fresh.biasprm;
+            }
+        }
+        self.setter = Some(tag);
         let fill = |dst: &mut [f64], v: Vec<f64>| {
             for (d, x) in dst.iter_mut().zip(v) {
                 *d = x;
@@ -1134,10 +1152,10 @@ fn read_tendons(cx: &mut Ctx, bd: &mut Build, root: Node) {
                 frictionloss = 0.0;
             }
             let sl = cx.nums(t, "springlength", 0).unwrap_or_else(|| vec![-1.0]);
-            // Negative: the length at the reference configuration (MuJoCo's `qpos_spring`).
+            // Negative: the length at MuJoCo's `qpos_spring` (the joints' `springref`).
             let reference: f64 = terms
                 .iter()
-                .map(|(jp, c)| c * bd.mech.bodies[jp.0].joints[jp.1].reference)
+                .map(|(jp, c)| c * bd.mech.bodies[jp.0].joints[jp.1].springref)
                 .sum();
             let springlength = match sl.as_slice() {
                 [a] if *a < 0.0 => reference,
