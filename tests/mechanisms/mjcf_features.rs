@@ -219,7 +219,10 @@ fn friction_trajectory_follows_mujoco() {
         per(sticking),
         sticking.1
     );
-    assert!(sliding.1 > 100 && sticking.1 > 100, "{sliding:?} {sticking:?}");
+    assert!(
+        sliding.1 > 100 && sticking.1 > 100,
+        "{sliding:?} {sticking:?}"
+    );
     // The regularization's error (docs/friction.md): measured 1.7e-3 and 9.7e-4 with the
     // default ε = 1e-3, against MuJoCo's own 4.5e-2 from the same limit.
     assert!(worst_q < 3e-3 && worst_v < 2e-3, "{worst_q:e} {worst_v:e}");

@@ -33,17 +33,17 @@ use super::kinematics::Layout;
 use super::tree::{JointKind, Mechanism, M3};
 use super::xml::FileError;
 
-/// Reads one model file through the MJCF reader.
+/// Reads one model file through the MJCF reader, as `mechanics!` does (includes and meshes
+/// relative to the file).
 fn read_file(path: &Path) -> Result<Mechanism, Vec<FileError>> {
-    // TODO entry point: `super::mjcf::read_file(path)` (includes and meshes relative to the
-    // file) once it exists; until then the text alone.
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = super::xml::read_model_file(path).map_err(|e| {
         vec![FileError {
             line: 0,
             msg: format!("cannot read the file: {e}"),
+            file: None,
         }]
     })?;
-    super::mjcf::read(&text).map_err(|e| e.list)
+    super::mjcf::read_file(path, &text).map_err(|e| e.list)
 }
 
 /// Lowers a mechanism as `mechanics!` does; the first failures on error.

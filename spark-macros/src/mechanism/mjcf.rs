@@ -98,8 +98,10 @@ fn mesh_mass(cx: &mut Ctx, g: Node, name: &str) -> Option<MeshMass> {
         return m.clone();
     }
     let Some(&id) = cx.meshes.get(name) else {
-        cx.errors
-            .at(g, format!("<geom mesh=\"{name}\">: no <mesh> of that name in <asset>"));
+        cx.errors.at(
+            g,
+            format!("<geom mesh=\"{name}\">: no <mesh> of that name in <asset>"),
+        );
         return None;
     };
     let m = g.doc.node(id);
@@ -131,7 +133,12 @@ fn mesh_mass(cx: &mut Ctx, g: Node, name: &str) -> Option<MeshMass> {
             match mesh::InertiaMode::parse(mode) {
                 Some(x) => params.inertia = x,
                 None => {
-                    cx.errors.at(m, format!("<mesh>: `inertia=\"{mode}\"` is not convex, exact, legacy or shell"));
+                    cx.errors.at(
+                        m,
+                        format!(
+                            "<mesh>: `inertia=\"{mode}\"` is not convex, exact, legacy or shell"
+                        ),
+                    );
                     return None;
                 }
             }
@@ -191,7 +198,10 @@ fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
     }
     if let Some(mname) = g.attribute("mesh") {
         if fromto.is_some() {
-            cx.errors.at(g, "<geom mesh>: `fromto` cannot be used with a mesh (MuJoCo refuses it)");
+            cx.errors.at(
+                g,
+                "<geom mesh>: `fromto` cannot be used with a mesh (MuJoCo refuses it)",
+            );
             return None;
         }
         let mm = mesh_mass(cx, g, mname)?;
@@ -212,7 +222,10 @@ fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
             return Some((m, c, i));
         }
         let Some(kind) = Primitive::parse(ty) else {
-            cx.errors.at(g, format!("<geom type=\"{ty}\" mesh>: a {ty} cannot be fitted to a mesh"));
+            cx.errors.at(
+                g,
+                format!("<geom type=\"{ty}\" mesh>: a {ty} cannot be fitted to a mesh"),
+            );
             return None;
         };
         let fitscale = cx.num(g, "fitscale", 1.0);
@@ -222,7 +235,8 @@ fn geom_mass(cx: &mut Ctx, g: Node) -> Option<(f64, V3, M3)> {
         size = fit.size.to_vec();
         half = size[1];
     } else if ty == "mesh" {
-        cx.errors.at(g, "<geom type=\"mesh\">: give the mesh's name in `mesh`");
+        cx.errors
+            .at(g, "<geom type=\"mesh\">: give the mesh's name in `mesh`");
         return None;
     }
     let need = |cx: &mut Ctx, k: usize| -> Option<()> {
