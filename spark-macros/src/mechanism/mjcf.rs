@@ -396,6 +396,7 @@ fn check_inertia(cx: &mut Ctx, node: Node, name: &str, body: &mut Body) {
         return;
     }
     let (mut d, v) = symmetric_eigen(&body.inertia);
+    let d_file = d;
     body.mass = body.mass.max(cx.settings.boundmass);
     for x in &mut d {
         *x = x.max(cx.settings.boundinertia);
@@ -429,7 +430,9 @@ fn check_inertia(cx: &mut Ctx, node: Node, name: &str, body: &mut Body) {
             return;
         }
     }
-    body.inertia = tree::rotate_inertia(&v, &tree::diag(d));
+    if d != d_file {
+        body.inertia = tree::rotate_inertia(&v, &tree::diag(d));
+    }
 }
 
 /// Body-independent state of the reader.

@@ -439,28 +439,21 @@ pub fn lower_checked_at(
             }
         }
     }
-    let rate = |terms: &[((usize, usize), f64)]| -> TokenStream {
+    // `(Σ c · x)` over a tendon's or an actuator's joints, with `x` the coordinates or the
+    // velocities.
+    let combination = |terms: &[((usize, usize), f64)], x: &[Ident]| -> TokenStream {
         let parts: Vec<TokenStream> = terms
             .iter()
             .map(|((b, j), c)| {
-                let vk = &v[layout.first[*b][*j]];
+                let xk = &x[layout.first[*b][*j]];
                 let c = symbolic::number(*c, span);
-                quote!(#c * #vk)
+                quote!(#c * #xk)
             })
             .collect();
         quote!((#(#parts)+*))
     };
-    let length = |terms: &[((usize, usize), f64)]| -> TokenStream {
-        let parts: Vec<TokenStream> = terms
-            .iter()
-            .map(|((b, j), c)| {
-                let qk = &q[layout.first[*b][*j]];
-                let c = symbolic::number(*c, span);
-                quote!(#c * #qk)
-            })
-            .collect();
-        quote!((#(#parts)+*))
-    };
+    let rate = |terms: &[((usize, usize), f64)]| combination(terms, v);
+    let length = |terms: &[((usize, usize), f64)]| combination(terms, q);
     for t in &mech.tendons {
         if t.terms.is_empty() {
             continue;
