@@ -1401,6 +1401,15 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
             .collect()
     };
     let (param_strs, input_strs) = (names(false), names(true));
+    // A name from a model file keeps its spelling (`tau_FL_HAA` for the joint `FL_HAA`): the
+    // fields with upper-case letters allow `non_snake_case`, the others lint as usual.
+    let field_allows = field_names.iter().map(|f| {
+        if f.to_string().chars().any(|c| c.is_ascii_uppercase()) {
+            quote!(#[allow(non_snake_case)])
+        } else {
+            quote!()
+        }
+    });
     let (p_count, u_count) = (param_strs.len(), input_strs.len());
     quote! {
         #(#attrs)*
@@ -1408,7 +1417,7 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         #allow
         #[derive(Clone, Copy, Debug, PartialEq)]
         #vis struct #name {
-            #( #[doc = #field_docs] pub #field_names: #field_types, )*
+            #( #[doc = #field_docs] #field_allows pub #field_names: #field_types, )*
         }
 
         #default_impl

@@ -22,6 +22,7 @@ pub mod urdf;
 pub mod values;
 pub mod wheels;
 pub mod xml;
+pub mod xml_depth;
 
 #[cfg(test)]
 mod bodies_tests;
@@ -484,9 +485,25 @@ fn prepend_rows(input: &mut ModelInput, key: &str, rows: &[TokenStream], key_spa
 /// Replaces the file fields of `input` by the model they describe; returns the items to emit
 /// after the model (the rebuild trigger and the file's constants).
 pub fn desugar(input: &mut ModelInput) -> TokenStream {
+    let floating = take_floating_base(input);
+    let misplaced = |input: &mut ModelInput, help: &str| {
+        if let Some((span, _)) = floating {
+            input.errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`floating_base` belongs to a model read from a URDF file (`urdf: \
+                     \"robot.urdf\"`)\nhelp: {help}"
+                ),
+            ));
+        }
+    };
     if input.fields.iter().any(|f| {
         (f.key == "bodies" || f.key == "joints") && matches!(f.value, FieldValue::Tokens(_))
     }) {
+        misplaced(
+            input,
+            "with `bodies` and `joints`, give the root body a free joint of its own",
+        );
         return bodies::desugar(input);
     }
     let files: Vec<usize> = (0..input.fields.len())
@@ -496,6 +513,10 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         })
         .collect();
     if files.is_empty() {
+        misplaced(
+            input,
+            "add `urdf: \"robot.urdf\"`, or remove `floating_base`",
+        );
         for f in &mut input.fields {
             if let FieldValue::Tokens(t) = &f.value {
                 let msg = if f.key == "gravity" {
@@ -537,6 +558,14 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Format::Mjcf
     };
     let key_span = field.key.span();
+    if format == Format::Mjcf {
+        misplaced(
+            input,
+            "an MJCF file gives its root body a free joint itself: `<freejoint/>` in the body",
+        );
+    }
+    let floating_base = matches!(floating, Some((_, true)));
+    let field = &input.fields[files[0]];
     let FieldValue::Tokens(tokens) = &field.value else {
         unreachable!()
     };
@@ -603,16 +632,134 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             ));
         }
     };
-    let mech = match read(format, &text) {
+    let options = urdf::Options { floating_base };
+    let read_file = match format {
+        Format::Urdf if file.ends_with(".xacro") => {
+            let mut errors = xml::Errors::default();
+            errors.at_line(1, urdf::XACRO);
+            Err(errors)
+        }
+        Format::Urdf => urdf::read_robot(&text, options).map(|r| (r.mechanism, r.continuous)),
+        Format::Mjcf => read(format, &text).map(|m| (m, Vec::new())),
+    };
+    let (mech, continuous) = match read_file {
         Ok(m) => m,
         Err(errors) => {
             report(input, &errors.list);
-            mark_invalid(input, key_span);
+            match format {
+                Format::Urdf => match urdf::estimated_sizes(&text, options) {
+                    Some((n, m)) if n > 0 && !file.ends_with(".xacro") => {
+                        stub_fields(input, key_span, n, m);
+                    }
+                    _ => mark_invalid(input, key_span),
+                },
+                Format::Mjcf => mark_invalid(input, key_span),
+            }
             return items;
         }
     };
     items.extend(install(input, &mech, span, key_span, &report, None, &[]));
+    items.extend(layout_items(&mech, &continuous, &input.name, span));
     items
+}
+
+/// Takes `floating_base: true | false` out of the fields: `Some((span, value))` when given
+/// (a value other than `true` or `false` is an error, read as `false`).
+fn take_floating_base(input: &mut ModelInput) -> Option<(Span, bool)> {
+    let pos = input.fields.iter().position(|f| f.key == "floating_base")?;
+    let f = input.fields.remove(pos);
+    let span = f.key.span();
+    let FieldValue::Tokens(tokens) = f.value else {
+        return Some((span, false));
+    };
+    match syn::parse2::<syn::LitBool>(tokens.clone()) {
+        Ok(b) => Some((span, b.value)),
+        Err(_) => {
+            input.errors.push(syn::Error::new_spanned(
+                tokens,
+                "`floating_base` is `true` (the root link moves freely: a free joint \
+                 `root_joint`, Pinocchio's `JointModelFreeFlyer`) or `false` (fixed to the \
+                 world, the default)",
+            ));
+            Some((span, false))
+        }
+    }
+}
+
+/// The fields of a model whose file has errors, sized as the file's joints would make it
+/// (`n` coordinates, `m` holonomic rows), so that its stub has those sizes and code using the
+/// model reports nothing more than the file's errors.
+fn stub_fields(input: &mut ModelInput, key_span: Span, n: usize, m: usize) {
+    let size: Expr = syn::parse_quote_spanned!(key_span=> #n);
+    for (key, name) in [("coordinates", "q"), ("velocities", "v")] {
+        if !input.fields.iter().any(|f| f.key == key) {
+            add_field(
+                input,
+                key,
+                key_span,
+                FieldValue::Names(NameList {
+                    span: key_span,
+                    names: vec![Ident::new(name, key_span)],
+                    sizes: vec![Some(size.clone())],
+                }),
+            );
+        }
+    }
+    let rows: Vec<TokenStream> = (0..m).map(|_| quote!(0.0)).collect();
+    prepend_rows(input, "holonomic", &rows, key_span);
+    if !input.fields.iter().any(|f| f.key == "lagrangian") {
+        add_field(input, "lagrangian", key_span, FieldValue::Invalid);
+    }
+}
+
+/// `JOINT_LAYOUT` and the state sizes of Pinocchio and MuJoCo, for the conversions of
+/// `spark::convert`: every joint with coordinates, in order, with its kind and its first
+/// coordinate (`continuous`: the URDF's continuous joints, two coordinates in Pinocchio).
+fn layout_items(mech: &Mechanism, continuous: &[String], name: &Ident, span: Span) -> TokenStream {
+    let layout = Layout::of(mech);
+    let conv = quote!(::spark::__private::runtime::convert);
+    let mut entries = Vec::new();
+    let (mut pq, mut pv, mut mq, mut mv) = (0usize, 0usize, 0usize, 0usize);
+    for (b, body) in mech.bodies.iter().enumerate() {
+        for (j, joint) in body.joints.iter().enumerate() {
+            let (kind, p, m) = match joint.kind {
+                JointKind::Hinge if continuous.contains(&joint.name) => {
+                    ("RevoluteUnbounded", (2, 1), (1, 1))
+                }
+                JointKind::Hinge => ("Revolute", (1, 1), (1, 1)),
+                JointKind::Slide => ("Prismatic", (1, 1), (1, 1)),
+                JointKind::Ball => ("Ball", (4, 3), (4, 3)),
+                JointKind::Free { .. } => ("Free", (7, 6), (7, 6)),
+            };
+            pq += p.0;
+            pv += p.1;
+            mq += m.0;
+            mv += m.1;
+            let kind = Ident::new(kind, span);
+            let first = layout.first[b][j];
+            let jname = &joint.name;
+            entries.push(quote!(#conv::JointLayout {
+                name: #jname,
+                kind: #conv::JointKind::#kind,
+                first: #first,
+            }));
+        }
+    }
+    let nj = entries.len();
+    quote! {
+        #[allow(dead_code)]
+        impl #name {
+            /// Every joint with coordinates, in the order of the coordinates: its name in the
+            /// file, its kind and its first coordinate. What `spark::convert` needs to map
+            /// this model's state to Pinocchio's and MuJoCo's and back.
+            pub const JOINT_LAYOUT: [#conv::JointLayout; #nj] = [#(#entries),*];
+            /// The lengths of Pinocchio's `q` and `v` for this model (`model.nq`, `model.nv`).
+            pub const PINOCCHIO_SIZES: (usize, usize) = (#pq, #pv);
+            /// The lengths of MuJoCo's `qpos` and `qvel` for this model (`model.nq`,
+            /// `model.nv`).
+            pub const MUJOCO_SIZES: (usize, usize) = (#mq, #mv);
+        }
+    }
 }
 
 /// Marks the model's own fields invalid (when the mechanism failed), so that the pipeline
