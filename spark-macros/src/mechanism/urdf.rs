@@ -202,13 +202,6 @@ fn link(node: Node, errors: &mut Errors) -> Link {
     out
 }
 
-/// The first line of `text` with a `xacro:` element or namespace, if any.
-fn xacro_line(text: &str) -> Option<u32> {
-    text.lines()
-        .position(|l| l.contains("<xacro:") || l.contains("xmlns:xacro") || l.contains("</xacro:"))
-        .map(|k| k as u32 + 1)
-}
-
 /// The cycles of a graph in which every node has at most one successor, each once, as lists of
 /// nodes (in the order of the successors, starting from the cycle's smallest node). Iterative.
 fn cycles(next: &[Option<usize>]) -> Vec<Vec<usize>> {
@@ -263,12 +256,13 @@ pub fn read(text: &str) -> Result<Mechanism, Errors> {
 
 /// Reads a URDF document.
 pub fn read_robot(text: &str, options: Options) -> Result<Robot, Errors> {
-    if let Some(l) = xacro_line(text) {
+    let scan = super::xml_depth::scan(text);
+    if let Some(l) = scan.xacro {
         let mut errors = Errors::default();
         errors.at_line(l, XACRO);
         return Err(errors);
     }
-    if let Err((l, msg)) = super::xml_depth::check(text) {
+    if let Err((l, msg)) = scan.depth {
         let mut errors = Errors::default();
         errors.at_line(l, msg);
         return Err(errors);

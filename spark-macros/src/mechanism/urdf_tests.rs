@@ -386,9 +386,28 @@ fn xacro_is_refused_with_the_command() {
     let text = "<?xml version=\"1.0\"?>\n<robot name=\"r\" xmlns:xacro=\"http://www.ros.org/wiki/xacro\">\n<xacro:property name=\"l\" value=\"1\"/>\n</robot>";
     one(
         text,
-        2,
+        3,
         &["run `xacro` first", "xacro robot.urdf.xacro > robot.urdf"],
     );
+    // A substitution left in an attribute.
+    let text = robot(&[
+        link("a"),
+        link("b"),
+        joint("j", "revolute", "a", "b", r#"<origin xyz="${l} 0 0"/>"#),
+    ]);
+    one(&text, 4, &["run `xacro` first"]);
+    // xacro's output keeps the namespace and commented-out xacro: it is a URDF.
+    let text = robot(&[
+        link("a"),
+        "<!-- <xacro:property name=\"l\" value=\"${2 * pi}\"/> -->".into(),
+        link("b"),
+        joint("j", "revolute", "a", "b", ""),
+    ])
+    .replace(
+        "<robot name=\"r\">",
+        "<robot name=\"r\" xmlns:xacro=\"http://ros.org/wiki/xacro\">",
+    );
+    assert!(problems(&text).is_empty());
     // Without the namespace declared (not even well-formed XML): the same one error.
     let text =
         "<robot name=\"r\">\n<link name=\"a\"/>\n<xacro:include filename=\"x.xacro\"/>\n</robot>";
