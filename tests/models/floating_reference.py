@@ -27,7 +27,7 @@ for k in range(20):
             quat = rng.normal(size=4)
             q[i:i + 3] = rng.uniform(-1.0, 1.0, 3)
             q[i + 3:i + 7] = quat / np.linalg.norm(quat)
-        elif short.startswith("JointModelRUB"):
+        elif joint.nq == 2 and joint.nv == 1:  # RevoluteUnbounded(Unaligned): cos, sin
             a = rng.uniform(-np.pi, np.pi)
             q[i:i + 2] = [np.cos(a), np.sin(a)]
         else:

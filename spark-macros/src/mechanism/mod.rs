@@ -647,9 +647,10 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Err(errors) => {
             report(input, &errors.list);
             match format {
-                Format::Urdf => match urdf::estimated_sizes(&text, options) {
-                    Some((n, m)) if n > 0 && !file.ends_with(".xacro") => {
-                        stub_fields(input, key_span, n, m);
+                Format::Urdf => match urdf::estimate(&text, options) {
+                    Some(e) if e.n > 0 && !file.ends_with(".xacro") => {
+                        stub_fields(input, key_span, e.n, e.m);
+                        items.extend(stub_items(&e, &input.name, span));
                     }
                     _ => mark_invalid(input, key_span),
                 },
@@ -710,6 +711,75 @@ fn stub_fields(input: &mut ModelInput, key_span: Span, n: usize, m: usize) {
     if !input.fields.iter().any(|f| f.key == "lagrangian") {
         add_field(input, "lagrangian", key_span, FieldValue::Invalid);
     }
+}
+
+/// The file's constants and `body_poses` of a URDF model with errors, sized as the file's
+/// elements would make them (never evaluated: the expansion carries the errors), so that code
+/// using them adds no errors of its own.
+fn stub_items(e: &urdf::Estimate, name: &Ident, span: Span) -> TokenStream {
+    let n = e.n;
+    let nb = e.links.len();
+    let links = &e.links;
+    let na = quote!(::spark::__private::nalgebra);
+    let none = quote!(::core::option::Option::None);
+    // The joints as a mechanism of one body each, for `layout_items`.
+    let mech = Mechanism {
+        bodies: e
+            .joints
+            .iter()
+            .map(|(jn, kind, _)| tree::Body {
+                name: String::new(),
+                parent: None,
+                pos: [0.0; 3],
+                rot: tree::IDENTITY,
+                joints: kind
+                    .map(|k| tree::Joint::new(jn.clone(), 0, k))
+                    .into_iter()
+                    .collect(),
+                mass: 0.0,
+                com: [0.0; 3],
+                inertia: [[0.0; 3]; 3],
+                gravcomp: 0.0,
+            })
+            .collect(),
+        closures: Vec::new(),
+        mimics: Vec::new(),
+        actuators: Vec::new(),
+        gravity: [0.0; 3],
+    };
+    let continuous: Vec<String> = e
+        .joints
+        .iter()
+        .filter(|j| j.2)
+        .map(|j| j.0.clone())
+        .collect();
+    let mut items = quote! {
+        #[allow(dead_code, unused_variables)]
+        impl #name {
+            /// See the model's errors.
+            pub const REFERENCE_CONFIGURATION: [f64; #n] = [0.0; #n];
+            /// See the model's errors.
+            pub const COORDINATE_RANGES: [::core::option::Option<(f64, f64)>; #n] = [#none; #n];
+            /// See the model's errors.
+            pub const EFFORT_LIMITS: [::core::option::Option<f64>; #n] = [#none; #n];
+            /// See the model's errors.
+            pub const VELOCITY_LIMITS: [::core::option::Option<f64>; #n] = [#none; #n];
+            /// See the model's errors.
+            pub const MOTOR_INPUTS: [&'static str; 0] = [];
+            /// See the model's errors.
+            pub const CONTROL_RANGES: [::core::option::Option<(f64, f64)>; 0] = [];
+            /// See the model's errors.
+            pub const BODY_NAMES: [&'static str; #nb] = [#(#links),*];
+            /// See the model's errors.
+            pub fn body_poses(
+                q: &#na::SVector<f64, #n>,
+            ) -> [(#na::Vector3<f64>, #na::Matrix3<f64>); #nb] {
+                ::core::unreachable!("the model has compile errors")
+            }
+        }
+    };
+    items.extend(layout_items(&mech, &continuous, name, span));
+    items
 }
 
 /// `JOINT_LAYOUT` and the state sizes of Pinocchio and MuJoCo, for the conversions of

@@ -685,36 +685,65 @@ pub fn read_robot(text: &str, options: Options) -> Result<Robot, Errors> {
     }
 }
 
-/// The sizes `(coordinates, holonomic constraints)` a URDF would have, counted from its joints
-/// alone: for the stub of a model whose file has errors, so that code using the model adds
-/// none of its own. `None` when the file is not even XML.
-pub fn estimated_sizes(text: &str, options: Options) -> Option<(usize, usize)> {
+/// What a URDF with errors would give, counted from its elements alone: for the stub of its
+/// model, so that code using the model adds no errors of its own.
+pub struct Estimate {
+    /// Coordinates.
+    pub n: usize,
+    /// Holonomic rows (quaternion norms, mimic joints).
+    pub m: usize,
+    /// The links' names, in file order.
+    pub links: Vec<String>,
+    /// The moving joints, in file order: name, and `continuous` / the joint kind.
+    pub joints: Vec<(String, Option<JointKind>, bool)>,
+}
+
+/// See [`Estimate`]; `None` when the file is not even XML, or nests too deep to parse.
+pub fn estimate(text: &str, options: Options) -> Option<Estimate> {
+    if super::xml_depth::scan(text).depth.is_err() {
+        return None;
+    }
     let doc = roxmltree::Document::parse(text).ok()?;
-    let mut n = 0;
-    let mut m = 0;
+    let mut e = Estimate {
+        n: 0,
+        m: 0,
+        links: Vec::new(),
+        joints: Vec::new(),
+    };
     if options.floating_base {
-        n += 7;
-        m += 1;
+        e.n += 7;
+        e.m += 1;
+        e.joints
+            .push((ROOT_JOINT.into(), Some(JointKind::Free { absolute: false }), false));
     }
     for node in doc.root_element().children().filter(|c| c.is_element()) {
-        if node.tag_name().name() != "joint" {
-            continue;
-        }
-        match node.attribute("type").unwrap_or("") {
-            "revolute" | "continuous" | "prismatic" => {
-                n += 1;
-                if child(node, "mimic").is_some() {
-                    m += 1;
+        let name = node.attribute("name").unwrap_or("").to_string();
+        match node.tag_name().name() {
+            "link" => e.links.push(name),
+            "joint" => {
+                let ty = node.attribute("type").unwrap_or("");
+                let kind = match ty {
+                    "revolute" | "continuous" => JointKind::Hinge,
+                    "prismatic" => JointKind::Slide,
+                    "floating" => JointKind::Free { absolute: false },
+                    _ => continue,
+                };
+                let size = if kind == JointKind::Hinge || kind == JointKind::Slide {
+                    1
+                } else {
+                    e.m += 1;
+                    7
+                };
+                e.n += size;
+                if size == 1 && child(node, "mimic").is_some() {
+                    e.m += 1;
                 }
-            }
-            "floating" => {
-                n += 7;
-                m += 1;
+                e.joints.push((name, Some(kind), ty == "continuous"));
             }
             _ => {}
         }
     }
-    Some((n, m))
+    Some(e)
 }
 
 #[cfg(test)]

@@ -8,22 +8,17 @@
 /// body tree one level per body).
 pub const MAX_DEPTH: usize = 1000;
 
-/// `Err((line, message))` when `text` nests elements deeper than [`MAX_DEPTH`]. Comments,
-/// CDATA sections, processing instructions, declarations and quoted attribute values are
-/// skipped; malformed text is left to the parser.
-pub fn check(text: &str) -> Result<(), (u32, String)> {
-    scan(text).depth
-}
-
 /// What [`scan`] finds.
 pub struct Scan {
-    /// See [`check`].
+    /// `Err((line, message))` when the text nests elements deeper than [`MAX_DEPTH`].
+    /// Comments, CDATA sections, processing instructions, declarations and quoted attribute
+    /// values are skipped; malformed text is left to the parser.
     pub depth: Result<(), (u32, String)>,
     /// The line of the first xacro element or `${…}` substitution outside comments.
     pub xacro: Option<u32>,
 }
 
-/// [`check`], and where the first xacro markup is.
+/// The nesting bound and where the first xacro markup is, in one pass over the bytes.
 pub fn scan(text: &str) -> Scan {
     let b = text.as_bytes();
     let line_at = |k: usize| {
