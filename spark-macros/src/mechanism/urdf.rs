@@ -427,9 +427,12 @@ pub fn read_robot(text: &str, options: Options) -> Result<Robot, Errors> {
         let lo = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
         cycle.rotate_left(lo);
         let names: Vec<&str> = cycle.iter().map(|&l| links[l].name.as_str()).collect();
-        let js: Vec<&str> = cycle
-            .iter()
-            .map(|&l| joints[parent_joint[l].expect("on a cycle")].name.as_str())
+        // The joint from each link to the next.
+        let js: Vec<&str> = (0..cycle.len())
+            .map(|i| {
+                let next = cycle[(i + 1) % cycle.len()];
+                joints[parent_joint[next].expect("on a cycle")].name.as_str()
+            })
             .collect();
         let first = cycle
             .iter()
@@ -713,8 +716,11 @@ pub fn estimate(text: &str, options: Options) -> Option<Estimate> {
     if options.floating_base {
         e.n += 7;
         e.m += 1;
-        e.joints
-            .push((ROOT_JOINT.into(), Some(JointKind::Free { absolute: false }), false));
+        e.joints.push((
+            ROOT_JOINT.into(),
+            Some(JointKind::Free { absolute: false }),
+            false,
+        ));
     }
     for node in doc.root_element().children().filter(|c| c.is_element()) {
         let name = node.attribute("name").unwrap_or("").to_string();

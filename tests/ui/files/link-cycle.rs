@@ -1,5 +1,5 @@
-// Links in a cycle (`a` → `b` → `a`): one error naming them and their joints, nothing more
-// (no "no root", no follow-on error in the code below).
+// Links in a cycle (`a` → `b` → `c` → `a`, so no root): one error naming them and their
+// joints, and no "no root link" after it.
 spark::mechanics! {
     pub struct Robot {
         urdf: "../../../../tests/ui/files/models/cycle.urdf",
