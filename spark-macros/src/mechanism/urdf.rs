@@ -431,7 +431,9 @@ pub fn read_robot(text: &str, options: Options) -> Result<Robot, Errors> {
         let js: Vec<&str> = (0..cycle.len())
             .map(|i| {
                 let next = cycle[(i + 1) % cycle.len()];
-                joints[parent_joint[next].expect("on a cycle")].name.as_str()
+                joints[parent_joint[next].expect("on a cycle")]
+                    .name
+                    .as_str()
             })
             .collect();
         let first = cycle

@@ -483,20 +483,17 @@ fn shipped_robots_load_in_pinocchios_order() {
         ("talos_data/robots/talos_reduced.urdf", talos),
     ] {
         let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
-        match read_robot(&text, options) {
-            Ok(r) => {
-                let got = names(&r).join(" ");
-                let want: Vec<&str> = pinocchio.split_whitespace().collect();
-                eprintln!("{file}: reads, {} bodies", r.mechanism.bodies.len());
-                if got != want.join(" ") {
-                    eprintln!(
-                        "  order differs:\n  spark     {got}\n  pinocchio {}",
-                        want.join(" ")
-                    );
-                    failed = true;
-                }
+        if let Ok(r) = read_robot(&text, options) {
+            let got = names(&r).join(" ");
+            let want: Vec<&str> = pinocchio.split_whitespace().collect();
+            eprintln!("{file}: reads, {} bodies", r.mechanism.bodies.len());
+            if got != want.join(" ") {
+                eprintln!(
+                    "  order differs:\n  spark     {got}\n  pinocchio {}",
+                    want.join(" ")
+                );
+                failed = true;
             }
-            Err(_) => {}
         }
         let p = problems_with(&text, options);
         eprintln!("{file}: {} problems", p.len());
