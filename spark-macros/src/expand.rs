@@ -64,6 +64,9 @@ pub(crate) fn emit_stub(stub: &Stub) -> TokenStream {
         Some((n, m)) => {
             let vec_n = quote!(#na::SVector<f64, #n>);
             let vec_m = quote!(#na::SVector<f64, #m>);
+            let nu = params.iter().filter(|p| p.input).count();
+            let vec_u = quote!(#na::SVector<f64, #nu>);
+            let (dd, xx) = ((2 * n).saturating_sub(2 * m), 2 * n);
             let body = quote!(::core::unreachable!("the model has compile errors"));
             quote! {
                 #[allow(unused_variables)]
@@ -74,6 +77,15 @@ pub(crate) fn emit_stub(stub: &Stub) -> TokenStream {
                     fn constraints(&self, t: f64, q: &#vec_n) -> #vec_m { #body }
                     fn constraint_jacobian(&self, t: f64, q: &#vec_n, mu: &#vec_m) -> #rt::ConstraintJacobian<#n, #m> { #body }
                     fn velocity_constraint_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::VelocityConstraintJacobian<#n, #m> { #body }
+                }
+                #[allow(unused_variables)]
+                impl #rt::Inputs<#n, #nu> for #name {
+                    fn inputs(&self) -> #vec_u { #body }
+                    fn input_jacobian(&self, t: f64, q: &#vec_n, v: &#vec_n) -> #rt::InputJacobian<#n, #nu> { #body }
+                }
+                #[allow(unused_variables)]
+                impl #rt::Dimensions<#n, #m, 0, #nu, #dd, #xx> for #name {
+                    fn set_inputs(&mut self, u: &#vec_u) { #body }
                 }
             }
         }
@@ -1401,12 +1413,24 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
             .collect()
     };
     let (param_strs, input_strs) = (names(false), names(true));
+    // A name from a model file keeps its spelling (`tau_FL_HAA` for the joint `FL_HAA`): a
+    // struct with such a field allows `non_snake_case` (rustc reads the lint's level for a
+    // field on the struct, not on the field), any other struct lints as usual.
+    let snake = if field_names
+        .iter()
+        .any(|f| f.to_string().chars().any(|c| c.is_ascii_uppercase()))
+    {
+        quote!(#[allow(non_snake_case)])
+    } else {
+        quote!()
+    };
     let (p_count, u_count) = (param_strs.len(), input_strs.len());
     quote! {
         #(#attrs)*
         #default_doc
         #allow
         #[derive(Clone, Copy, Debug, PartialEq)]
+        #snake
         #vis struct #name {
             #( #[doc = #field_docs] pub #field_names: #field_types, )*
         }

@@ -39,6 +39,7 @@ pub const FIELD_NAMES: &[&str] = &[
     "bodies",
     "joints",
     "gravity",
+    "floating_base",
 ];
 
 /// `$(#[attr])* $vis struct $Name { $($field: $value),* $(,)? }`
@@ -191,7 +192,7 @@ impl FieldValue {
         errors: &mut Vec<syn::Error>,
     ) -> syn::Result<Self> {
         Ok(match key.to_string().as_str() {
-            "urdf" | "mjcf" | "actuated" | "bodies" | "joints" | "gravity" => {
+            "urdf" | "mjcf" | "actuated" | "bodies" | "joints" | "gravity" | "floating_base" => {
                 FieldValue::Tokens(tokens_to_comma(input))
             }
             "forces" if input.peek(syn::token::Brace) => FieldValue::Tokens(tokens_to_comma(input)),

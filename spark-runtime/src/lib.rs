@@ -4,6 +4,8 @@
 //! The runtime is layered; each layer imports only the ones above it in this list:
 //!
 //! * [`error`], [`options`]: plain data used everywhere (they import nothing from the crate);
+//! * [`convert`]: spark's states of models from files ↔ Pinocchio's and MuJoCo's (it imports
+//!   [`math`] only);
 //! * [`linalg`]: LU on stack buffers, flat buffer layouts, Newton's bookkeeping;
 //! * [`model`]: the model contract ([`Lagrangian`], [`Odae`], [`Model`]), its evaluation blocks
 //!   and the three state kinds;
@@ -24,6 +26,7 @@
 extern crate self as spark_runtime;
 
 pub mod control;
+pub mod convert;
 pub mod error;
 mod forward;
 pub mod integrator;

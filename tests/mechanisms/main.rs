@@ -12,6 +12,7 @@ mod bicycle;
 mod bicycle_bodies;
 mod bodies;
 mod delta;
+mod floating;
 mod jacobian_stack;
 mod jansen;
 mod large_sums;

@@ -217,3 +217,24 @@ mod helpers_as_items {
         assert!((Hygienic::default().j - 2.0).abs() < 1e-15);
     }
 }
+
+mod file_names {
+    spark::mechanics! {
+        /// Joints named in upper case (`FL_HAA`): the inputs keep the file's spelling.
+        pub struct UpperCase {
+            urdf: "tests/models/upper_case.urdf",
+            actuated: all,
+        }
+    }
+
+    #[test]
+    fn upper_case_joint_names_expand_lint_free() {
+        assert_eq!(UpperCase::INPUT_NAMES, ["tau_FL_HAA", "tau_FL_HFE"]);
+        let arm = UpperCase {
+            tau_FL_HAA: 1.5,
+            ..UpperCase::default()
+        };
+        assert!((arm.tau_FL_HAA - 1.5).abs() < 1e-15 && arm.tau_FL_HFE == 0.0);
+        assert_eq!(UpperCase::JOINT_LAYOUT[1].name, "FL_HFE");
+    }
+}

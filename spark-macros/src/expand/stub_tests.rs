@@ -179,8 +179,18 @@ fn the_stub_implements_the_lagrangian_trait_when_the_sizes_are_known() {
         .iter()
         .map(|m| expansion(with_field(m, quote!(oops: 1,))).traits)
         .collect();
-    assert_eq!(traits[0], ["Model", "Lagrangian<2usize,1usize>"]);
-    assert_eq!(traits[1], ["Model", "Lagrangian<1usize,0usize>"]);
+    // With the sizes known the stub also implements `Inputs` and `Dimensions`, so that code
+    // written against the model adds no errors of its own.
+    assert_eq!(
+        traits[0],
+        [
+            "Model",
+            "Lagrangian<2usize,1usize>",
+            "Inputs<2usize,0usize>",
+            "Dimensions<2usize,1usize,0,0usize,2usize,4usize>"
+        ]
+    );
+    assert_eq!(&traits[1][..2], ["Model", "Lagrangian<1usize,0usize>"]);
     // Forms other than the Lagrangian one have no trait stubs.
     assert_eq!(traits[4], ["Model"]);
     assert_eq!(traits[5], ["Model"]);
@@ -293,7 +303,15 @@ fn a_broken_header_keeps_the_name_and_the_body() {
         "{structure}"
     );
     assert!(items.default.is_some());
-    assert_eq!(items.traits, ["Model", "Lagrangian<1usize,0usize>"]);
+    assert_eq!(
+        items.traits,
+        [
+            "Model",
+            "Lagrangian<1usize,0usize>",
+            "Inputs<1usize,0usize>",
+            "Dimensions<1usize,0usize,0,0usize,2usize,2usize>"
+        ]
+    );
 
     // A generic model: the body after the generics.
     let items = expansion(quote! {

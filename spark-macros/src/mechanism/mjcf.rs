@@ -984,6 +984,7 @@ pub fn read_file(path: &Path, text: &str) -> Result<Mechanism, Errors> {
 }
 
 /// Reads an MJCF document from text (includes relative to the current directory).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn read(text: &str) -> Result<Mechanism, Errors> {
     read_source(&Source {
         text,

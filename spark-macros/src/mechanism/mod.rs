@@ -24,6 +24,7 @@ pub mod urdf;
 pub mod values;
 pub mod wheels;
 pub mod xml;
+pub mod xml_depth;
 
 #[cfg(test)]
 mod bodies_tests;
@@ -63,6 +64,7 @@ pub enum Format {
 }
 
 /// Reads a model file's text.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn read(format: Format, text: &str) -> Result<Mechanism, xml::Errors> {
     match format {
         Format::Urdf => urdf::read(text),
@@ -692,9 +694,25 @@ fn prepend_rows(input: &mut ModelInput, key: &str, rows: &[TokenStream], key_spa
 /// Replaces the file fields of `input` by the model they describe; returns the items to emit
 /// after the model (the rebuild trigger and the file's constants).
 pub fn desugar(input: &mut ModelInput) -> TokenStream {
+    let floating = take_floating_base(input);
+    let misplaced = |input: &mut ModelInput, help: &str| {
+        if let Some((span, _)) = floating {
+            input.errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`floating_base` belongs to a model read from a URDF file (`urdf: \
+                     \"robot.urdf\"`)\nhelp: {help}"
+                ),
+            ));
+        }
+    };
     if input.fields.iter().any(|f| {
         (f.key == "bodies" || f.key == "joints") && matches!(f.value, FieldValue::Tokens(_))
     }) {
+        misplaced(
+            input,
+            "with `bodies` and `joints`, give the root body a free joint of its own",
+        );
         return bodies::desugar(input);
     }
     let files: Vec<usize> = (0..input.fields.len())
@@ -704,6 +722,10 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         })
         .collect();
     if files.is_empty() {
+        misplaced(
+            input,
+            "add `urdf: \"robot.urdf\"`, or remove `floating_base`",
+        );
         for f in &mut input.fields {
             if let FieldValue::Tokens(t) = &f.value {
                 let msg = if f.key == "gravity" {
@@ -745,6 +767,14 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         Format::Mjcf
     };
     let key_span = field.key.span();
+    if format == Format::Mjcf {
+        misplaced(
+            input,
+            "an MJCF file gives its root body a free joint itself: `<freejoint/>` in the body",
+        );
+    }
+    let floating_base = matches!(floating, Some((_, true)));
+    let field = &input.fields[files[0]];
     let FieldValue::Tokens(tokens) = &field.value else {
         unreachable!()
     };
@@ -811,20 +841,205 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
                 .push(syn::Error::new(span, format!("{f}:{}: {}", e.line, e.msg)));
         }
     };
-    let read_result = match format {
-        Format::Mjcf => mjcf::read_file(&path, &text),
-        Format::Urdf => read(format, &text),
+    let options = urdf::Options { floating_base };
+    let read_file = match format {
+        Format::Urdf if file.ends_with(".xacro") => {
+            let mut errors = xml::Errors::default();
+            errors.at_line(1, urdf::XACRO);
+            Err(errors)
+        }
+        Format::Urdf => urdf::read_robot(&text, options).map(|r| (r.mechanism, r.continuous)),
+        Format::Mjcf => mjcf::read_file(&path, &text).map(|m| (m, Vec::new())),
     };
-    let mech = match read_result {
+    let (mech, continuous) = match read_file {
         Ok(m) => m,
         Err(errors) => {
             report(input, &errors.list);
-            mark_invalid(input, key_span);
+            match format {
+                Format::Urdf => match urdf::estimate(&text, options) {
+                    Some(e) if e.n > 0 && !file.ends_with(".xacro") => {
+                        stub_fields(input, key_span, e.n, e.m);
+                        items.extend(stub_items(&e, &input.name, span));
+                    }
+                    _ => mark_invalid(input, key_span),
+                },
+                Format::Mjcf => mark_invalid(input, key_span),
+            }
             return items;
         }
     };
     items.extend(install(input, &mech, span, key_span, &report, None, &[]));
+    items.extend(layout_items(&mech, &continuous, &input.name, span));
     items
+}
+
+/// Takes `floating_base: true | false` out of the fields: `Some((span, value))` when given
+/// (a value other than `true` or `false` is an error, read as `false`).
+fn take_floating_base(input: &mut ModelInput) -> Option<(Span, bool)> {
+    let pos = input.fields.iter().position(|f| f.key == "floating_base")?;
+    let f = input.fields.remove(pos);
+    let span = f.key.span();
+    let FieldValue::Tokens(tokens) = f.value else {
+        return Some((span, false));
+    };
+    match syn::parse2::<syn::LitBool>(tokens.clone()) {
+        Ok(b) => Some((span, b.value)),
+        Err(_) => {
+            input.errors.push(syn::Error::new_spanned(
+                tokens,
+                "`floating_base` is `true` (the root link moves freely: a free joint \
+                 `root_joint`, Pinocchio's `JointModelFreeFlyer`) or `false` (fixed to the \
+                 world, the default)",
+            ));
+            Some((span, false))
+        }
+    }
+}
+
+/// The fields of a model whose file has errors, sized as the file's joints would make it
+/// (`n` coordinates, `m` holonomic rows), so that its stub has those sizes and code using the
+/// model reports nothing more than the file's errors.
+fn stub_fields(input: &mut ModelInput, key_span: Span, n: usize, m: usize) {
+    let size: Expr = syn::parse_quote_spanned!(key_span=> #n);
+    for (key, name) in [("coordinates", "q"), ("velocities", "v")] {
+        if !input.fields.iter().any(|f| f.key == key) {
+            add_field(
+                input,
+                key,
+                key_span,
+                FieldValue::Names(NameList {
+                    span: key_span,
+                    names: vec![Ident::new(name, key_span)],
+                    sizes: vec![Some(size.clone())],
+                }),
+            );
+        }
+    }
+    let rows: Vec<TokenStream> = (0..m).map(|_| quote!(0.0)).collect();
+    prepend_rows(input, "holonomic", &rows, key_span);
+    if !input.fields.iter().any(|f| f.key == "lagrangian") {
+        add_field(input, "lagrangian", key_span, FieldValue::Invalid);
+    }
+}
+
+/// The file's constants and `body_poses` of a URDF model with errors, sized as the file's
+/// elements would make them (never evaluated: the expansion carries the errors), so that code
+/// using them adds no errors of its own.
+fn stub_items(e: &urdf::Estimate, name: &Ident, span: Span) -> TokenStream {
+    let n = e.n;
+    let nb = e.links.len();
+    let links = &e.links;
+    let na = quote!(::spark::__private::nalgebra);
+    let none = quote!(::core::option::Option::None);
+    // The joints as a mechanism of one body each, for `layout_items`.
+    let mech = Mechanism {
+        bodies: e
+            .joints
+            .iter()
+            .map(|(jn, kind, _)| tree::Body {
+                name: String::new(),
+                parent: None,
+                pos: [0.0; 3],
+                rot: tree::IDENTITY,
+                joints: kind
+                    .map(|k| tree::Joint::new(jn.clone(), 0, k))
+                    .into_iter()
+                    .collect(),
+                mass: 0.0,
+                com: [0.0; 3],
+                inertia: [[0.0; 3]; 3],
+                gravcomp: 0.0,
+            })
+            .collect(),
+        closures: Vec::new(),
+        mimics: Vec::new(),
+        actuators: Vec::new(),
+        tendons: Vec::new(),
+        gravity: [0.0; 3],
+    };
+    let continuous: Vec<String> = e
+        .joints
+        .iter()
+        .filter(|j| j.2)
+        .map(|j| j.0.clone())
+        .collect();
+    let mut items = quote! {
+        #[allow(dead_code, unused_variables)]
+        impl #name {
+            /// See the model's errors.
+            pub const REFERENCE_CONFIGURATION: [f64; #n] = [0.0; #n];
+            /// See the model's errors.
+            pub const COORDINATE_RANGES: [::core::option::Option<(f64, f64)>; #n] = [#none; #n];
+            /// See the model's errors.
+            pub const EFFORT_LIMITS: [::core::option::Option<f64>; #n] = [#none; #n];
+            /// See the model's errors.
+            pub const VELOCITY_LIMITS: [::core::option::Option<f64>; #n] = [#none; #n];
+            /// See the model's errors.
+            pub const MOTOR_INPUTS: [&'static str; 0] = [];
+            /// See the model's errors.
+            pub const CONTROL_RANGES: [::core::option::Option<(f64, f64)>; 0] = [];
+            /// See the model's errors.
+            pub const BODY_NAMES: [&'static str; #nb] = [#(#links),*];
+            /// See the model's errors.
+            pub fn body_poses(
+                q: &#na::SVector<f64, #n>,
+            ) -> [(#na::Vector3<f64>, #na::Matrix3<f64>); #nb] {
+                ::core::unreachable!("the model has compile errors")
+            }
+        }
+    };
+    items.extend(layout_items(&mech, &continuous, name, span));
+    items
+}
+
+/// `JOINT_LAYOUT` and the state sizes of Pinocchio and MuJoCo, for the conversions of
+/// `spark::convert`: every joint with coordinates, in order, with its kind and its first
+/// coordinate (`continuous`: the URDF's continuous joints, two coordinates in Pinocchio).
+fn layout_items(mech: &Mechanism, continuous: &[String], name: &Ident, span: Span) -> TokenStream {
+    let layout = Layout::of(mech);
+    let conv = quote!(::spark::__private::runtime::convert);
+    let mut entries = Vec::new();
+    let (mut pq, mut pv, mut mq, mut mv) = (0usize, 0usize, 0usize, 0usize);
+    for (b, body) in mech.bodies.iter().enumerate() {
+        for (j, joint) in body.joints.iter().enumerate() {
+            let (kind, p, m) = match joint.kind {
+                JointKind::Hinge if continuous.contains(&joint.name) => {
+                    ("RevoluteUnbounded", (2, 1), (1, 1))
+                }
+                JointKind::Hinge => ("Revolute", (1, 1), (1, 1)),
+                JointKind::Slide => ("Prismatic", (1, 1), (1, 1)),
+                JointKind::Ball => ("Ball", (4, 3), (4, 3)),
+                JointKind::Free { .. } => ("Free", (7, 6), (7, 6)),
+            };
+            pq += p.0;
+            pv += p.1;
+            mq += m.0;
+            mv += m.1;
+            let kind = Ident::new(kind, span);
+            let first = layout.first[b][j];
+            let jname = &joint.name;
+            entries.push(quote!(#conv::JointLayout {
+                name: #jname,
+                kind: #conv::JointKind::#kind,
+                first: #first,
+            }));
+        }
+    }
+    let nj = entries.len();
+    quote! {
+        #[allow(dead_code)]
+        impl #name {
+            /// Every joint with coordinates, in the order of the coordinates: its name in the
+            /// file, its kind and its first coordinate. What `spark::convert` needs to map
+            /// this model's state to Pinocchio's and MuJoCo's and back.
+            pub const JOINT_LAYOUT: [#conv::JointLayout; #nj] = [#(#entries),*];
+            /// The lengths of Pinocchio's `q` and `v` for this model (`model.nq`, `model.nv`).
+            pub const PINOCCHIO_SIZES: (usize, usize) = (#pq, #pv);
+            /// The lengths of MuJoCo's `qpos` and `qvel` for this model (`model.nq`,
+            /// `model.nv`).
+            pub const MUJOCO_SIZES: (usize, usize) = (#mq, #mv);
+        }
+    }
 }
 
 /// Marks the model's own fields invalid (when the mechanism failed), so that the pipeline

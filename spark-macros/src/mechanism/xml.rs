@@ -34,75 +34,15 @@ impl XmlNode for roxmltree::Node<'_, '_> {
 }
 
 /// The deepest element nesting a model file may have (real robots nest a few dozen levels).
-pub const MAX_DEPTH: usize = 1000;
+pub const MAX_DEPTH: usize = super::xml_depth::MAX_DEPTH;
 
-/// Checks, before the XML is parsed, that elements nest at most [`MAX_DEPTH`] deep: a scan
-/// of the text with no recursion (the parser and its tree would recurse on the depth).
-/// Returns the 1-based line where the limit is passed.
+/// Checks, before the XML is parsed, that elements nest at most [`MAX_DEPTH`] deep (the
+/// parser and its tree would recurse on the depth): the line where the limit is passed.
 pub fn depth_exceeded(text: &str) -> Option<u32> {
-    let b = text.as_bytes();
-    let (mut i, mut depth, mut line) = (0usize, 0usize, 1u32);
-    let find = |from: usize, pat: &[u8]| -> Option<usize> {
-        b[from..]
-            .windows(pat.len())
-            .position(|w| w == pat)
-            .map(|p| from + p)
-    };
-    while i < b.len() {
-        match b[i] {
-            b'\n' => {
-                line += 1;
-                i += 1;
-            }
-            b'<' => {
-                let skip_to = |end: Option<usize>, len: usize| end.map_or(b.len(), |e| e + len);
-                let next = if b[i..].starts_with(b"<!--") {
-                    skip_to(find(i + 4, b"-->"), 3)
-                } else if b[i..].starts_with(b"<![CDATA[") {
-                    skip_to(find(i + 9, b"]]>"), 3)
-                } else if b[i..].starts_with(b"<?") {
-                    skip_to(find(i + 2, b"?>"), 2)
-                } else if b[i..].starts_with(b"<!") {
-                    skip_to(find(i + 2, b">"), 1)
-                } else {
-                    // A tag: find its end outside quoted values.
-                    let closing = b.get(i + 1) == Some(&b'/');
-                    let mut j = i + 1;
-                    let mut quote = 0u8;
-                    while j < b.len() {
-                        let c = b[j];
-                        if quote != 0 {
-                            if c == quote {
-                                quote = 0;
-                            }
-                        } else if c == b'"' || c == b'\'' {
-                            quote = c;
-                        } else if c == b'>' {
-                            break;
-                        }
-                        j += 1;
-                    }
-                    let empty = j > 0 && j < b.len() && b[j - 1] == b'/';
-                    if closing {
-                        depth = depth.saturating_sub(1);
-                    } else if !empty {
-                        depth += 1;
-                        if depth > MAX_DEPTH {
-                            return Some(line);
-                        }
-                    }
-                    j + 1
-                };
-                line += b[i..next.min(b.len())]
-                    .iter()
-                    .filter(|c| **c == b'\n')
-                    .count() as u32;
-                i = next;
-            }
-            _ => i += 1,
-        }
-    }
-    None
+    super::xml_depth::scan(text)
+        .depth
+        .err()
+        .map(|(line, _)| line)
 }
 
 /// Reads a model file (or a file it includes) with bounds: only a regular file is opened (a

@@ -22,7 +22,7 @@ fn layer(file: &str) -> usize {
     let top = file.split('/').next().unwrap_or(file);
     match top {
         "error.rs" | "options.rs" | "math.rs" => 0,
-        "linalg" => 1,
+        "linalg" | "convert.rs" => 1,
         "model" => 2,
         "tableau" => 3,
         "step" => 4,
