@@ -1,6 +1,6 @@
 //! The MJCF feature models of `tests/models/mjcf_features/` (nested defaults, include and
 //! frame, actuators, joint and tendon equalities with fixed tendons, gravcomp and compiler
-//! options, frictionloss) against MuJoCo: `Integrator::acceleration` at 20 random states per
+//! options, frictionloss, fluid forces with site actuators) against MuJoCo: `Integrator::acceleration` at 20 random states per
 //! model equals MuJoCo's `qacc` (`reference.py`; for the model with equalities, the exact
 //! constrained accelerations from MuJoCo's mass matrix, forces and constraint Jacobian), and the
 //! frictionloss model follows MuJoCo's trajectory.
@@ -71,6 +71,27 @@ spark::mechanics! {
     pub struct Friction {
         mjcf: "tests/models/mjcf_features/friction.xml",
     }
+}
+
+spark::mechanics! {
+    /// `fluid_sites.xml`: inertia-box fluid forces with wind, actuators on sites (6-number
+    /// gears, a bias on the site's rate), `springdamper`, an adhesion actuator.
+    pub struct FluidSites {
+        mjcf: "tests/models/mjcf_features/fluid_sites.xml",
+    }
+}
+
+#[test]
+fn fluid_sites_accelerations_equal_mujoco() {
+    let text = include_str!("../models/mjcf_features/fluid_sites.csv");
+    let worst = compare(
+        "fluid_sites",
+        FluidSites::default(),
+        &shown!(FluidSites),
+        text,
+        TOL,
+    );
+    eprintln!("fluid_sites: largest relative error {worst:.1e}");
 }
 
 #[test]

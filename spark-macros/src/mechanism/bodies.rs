@@ -226,6 +226,7 @@ fn assemble(
             actuators: Vec::new(),
             tendons: Vec::new(),
             gravity: w.gravity,
+            medium: None,
         },
         wheels,
     ))

@@ -791,3 +791,79 @@ pub fn rows<A: Alg>(
     }
     Rows { rows }
 }
+
+/// The arithmetic of `A` with every velocity replaced by the unit vector `eₖ`: the frames'
+/// velocities become column `k` of their Jacobians (`∂ twist / ∂ vₖ`), as functions of `q`.
+pub struct Column<'a, A: Alg> {
+    /// The arithmetic the rest is delegated to.
+    pub inner: &'a mut A,
+    /// The velocity that is 1 (the others are 0).
+    pub k: usize,
+}
+
+impl<A: Alg> Alg for Column<'_, A> {
+    type S = A::S;
+    fn c(&mut self, x: f64) -> A::S {
+        self.inner.c(x)
+    }
+    fn q(&mut self, i: usize) -> A::S {
+        self.inner.q(i)
+    }
+    fn v(&mut self, i: usize) -> A::S {
+        self.inner.c(if i == self.k { 1.0 } else { 0.0 })
+    }
+    fn gravity(&mut self, k: usize) -> A::S {
+        self.inner.gravity(k)
+    }
+    fn add(&mut self, a: &A::S, b: &A::S) -> A::S {
+        self.inner.add(a, b)
+    }
+    fn sub(&mut self, a: &A::S, b: &A::S) -> A::S {
+        self.inner.sub(a, b)
+    }
+    fn mul(&mut self, a: &A::S, b: &A::S) -> A::S {
+        self.inner.mul(a, b)
+    }
+    fn sin(&mut self, a: &A::S) -> A::S {
+        self.inner.sin(a)
+    }
+    fn cos(&mut self, a: &A::S) -> A::S {
+        self.inner.cos(a)
+    }
+    fn constant(&self, a: &A::S) -> Option<f64> {
+        self.inner.constant(a)
+    }
+}
+
+/// The power of a wrench (`force`, `torque` in body coordinates, applied at `pos` of the body)
+/// on the body's motion `f`: `force · (v + ω × pos) + torque · ω`.
+pub fn wrench_power<A: Alg>(a: &mut A, f: &Frame<A>, pos: V3, force: V3, torque: V3) -> A::S {
+    let p = vconst(a, pos);
+    let wxp = cross(a, &f.w, &p);
+    let vp = vadd(a, &f.vel, &wxp);
+    let fc = vconst(a, force);
+    let tc = vconst(a, torque);
+    let pf = dot(a, &fc, &vp);
+    let pt = dot(a, &tc, &f.w);
+    a.add(&pf, &pt)
+}
+
+/// A body's angular velocity and the velocity of its centre of mass `com` relative to a
+/// fluid moving at `wind` (world), both in the axes `axes` (its columns, body coordinates):
+/// what MuJoCo's inertia-box fluid model reads.
+pub fn fluid_velocities<A: Alg>(
+    a: &mut A,
+    f: &Frame<A>,
+    com: V3,
+    axes: &M3,
+    wind: V3,
+) -> (Vec3<A>, Vec3<A>) {
+    let c = vconst(a, com);
+    let wxc = cross(a, &f.w, &c);
+    let vc = vadd(a, &f.vel, &wxc);
+    let ww = vconst(a, wind);
+    let wb = mtv(a, &f.r, &ww);
+    let rel = vsub(a, &vc, &wb);
+    let ax = mconst(a, axes);
+    (mtv(a, &ax, &f.w), mtv(a, &ax, &rel))
+}

@@ -813,3 +813,23 @@ fn principal_moments_of_a_rotated_inertia() {
         Some(Json::Bool(true))
     ));
 }
+
+/// Every error of the files named in `$MENAGERIE_FILES` (paths under `$MENAGERIE`, separated by
+/// commas), read and lowered: what stands between a refused file and its loading.
+#[test]
+#[ignore = "reads files of the Menagerie from $MENAGERIE"]
+fn menagerie_errors() {
+    let root = env_path("MENAGERIE", "/tmp/menagerie");
+    let files = std::env::var("MENAGERIE_FILES").unwrap_or_default();
+    for f in files.split(',').filter(|f| !f.is_empty()) {
+        println!("== {f}");
+        match read_file(&root.join(f)).and_then(|m| lower(&m)) {
+            Ok(n) => println!("lowered: {n} coordinates"),
+            Err(errors) => {
+                for e in errors {
+                    println!("line {}: {}", e.line, e.msg);
+                }
+            }
+        }
+    }
+}

@@ -27,10 +27,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::kinematics::{self, Layout, Numeric};
 use super::mesh::{self, MassSpec, MeshMass, MeshParams, Primitive};
 use super::mjcf_doc::{self, AngleSettings, Doc, Node, Source};
 use super::tree::{
-    self, Actuator, Body, Closure, ClosureKind, Joint, JointKind, Mechanism, Tendon, M3, V3,
+    self, Actuator, Body, Closure, ClosureKind, Drive, Joint, JointKind, Mechanism, Medium, Tendon,
+    M3, V3,
 };
 use super::xml::{line, numbers, tag, Errors};
 
@@ -52,6 +54,8 @@ struct Settings {
     no_damper: bool,
     no_equality: bool,
     no_frictionloss: bool,
+    /// `<option density viscosity wind>`: `[density, viscosity, wind x, y, z]`.
+    fluid: [f64; 5],
 }
 
 struct Ctx {
@@ -440,10 +444,12 @@ struct Build {
     mech: Mechanism,
     body_index: HashMap<String, usize>,
     joint_index: HashMap<String, (usize, usize)>,
-    /// Sites: name → (body, position in the body frame).
-    sites: HashMap<String, (Option<usize>, V3)>,
+    /// Sites: name → (body, position and rotation in the body frame).
+    sites: HashMap<String, (Option<usize>, V3, M3)>,
     tendon_index: HashMap<String, usize>,
     joints_seen: usize,
+    /// Joints with `springdamper="timeconst dampratio"`: (body, joint), the two values.
+    springdampers: Vec<((usize, usize), f64, f64)>,
 }
 
 /// Reads one body (not its children); returns its child bodies.
@@ -496,12 +502,20 @@ fn read_body<'d>(
                 }
                 inertial = Some(c);
             }
-            "geom" => geoms.push(c),
+            "geom" => {
+                if c.attribute("fluidshape") == Some("ellipsoid")
+                    && cx.settings.fluid[..2] != [0.0; 2]
+                {
+                    cx.errors.at(c, "<geom fluidshape=\"ellipsoid\">: MuJoCo's ellipsoid fluid model is not supported (the inertia-box model, `fluidshape=\"none\"`, is)");
+                }
+                geoms.push(c)
+            }
             "body" => children.push(c),
             "site" => {
                 if let Some(s) = c.attribute("name") {
                     let p = cx.v3(c, "pos", [0.0; 3]);
-                    if bd.sites.insert(s.to_string(), (Some(b), p)).is_some() {
+                    let r = cx.orientation(c);
+                    if bd.sites.insert(s.to_string(), (Some(b), p, r)).is_some() {
                         cx.errors.at(c, format!("the site `{s}` is defined twice"));
                     }
                 }
@@ -628,14 +642,21 @@ fn read_joint(
         j.armature = cx.num(c, "armature", 0.0);
         j.frictionloss = cx.num(c, "frictionloss", 0.0);
         if let Some(sd) = cx.nums(c, "springdamper", 2) {
-            if sd.iter().any(|x| *x > 0.0) {
-                cx.errors.at(
-                    c,
-                    format!(
-                        "joint `{jname}`: `springdamper` (stiffness and damping from a time \
-                         constant) is not supported; give `stiffness` and `damping`"
-                    ),
-                );
+            if sd[0] != 0.0 || sd[1] != 0.0 {
+                if sd[0] <= 0.0 || sd[1] <= 0.0 {
+                    cx.errors.at(
+                        c,
+                        format!("joint `{jname}`: `springdamper` values must both be positive"),
+                    );
+                } else if !hinge && kind != JointKind::Slide {
+                    cx.errors.at(
+                        c,
+                        format!("joint `{jname}`: `springdamper` is supported on hinge and slide joints only"),
+                    );
+                } else {
+                    bd.springdampers
+                        .push(((b, body.joints.len()), sd[0], sd[1]));
+                }
             }
         }
         let limited = c.attribute("limited").unwrap_or("auto");
@@ -708,6 +729,7 @@ fn read_settings(doc: &Doc, dir: &Path, errors: &mut Errors) -> (Settings, V3) {
         no_damper: false,
         no_equality: false,
         no_frictionloss: false,
+        fluid: [0.0; 5],
     };
     let mut gravity = [0.0, 0.0, -9.81];
     let root = doc.root();
@@ -767,16 +789,12 @@ fn read_settings(doc: &Doc, dir: &Path, errors: &mut Errors) -> (Settings, V3) {
                 if let Some(g) = numbers(c, "gravity", 3, errors) {
                     gravity = [g[0], g[1], g[2]];
                 }
-                for k in ["wind", "density", "viscosity"] {
-                    if let Some(v) = numbers(c, k, 0, errors) {
-                        if v.iter().any(|x| *x != 0.0) {
-                            errors.at(
-                                c,
-                                format!(
-                                    "<option>: a non-zero `{k}` (fluid forces) is not supported"
-                                ),
-                            );
+                for (k, at, n) in [("density", 0, 1), ("viscosity", 1, 1), ("wind", 2, 3)] {
+                    if let Some(v) = numbers(c, k, n, errors).filter(|v| v.len() == n) {
+                        if n == 1 && v[0] < 0.0 {
+                            errors.at(c, format!("<option>: a negative `{k}`"));
                         }
+                        s.fluid[at..at + n].copy_from_slice(&v);
                     }
                 }
                 for f in c.children().filter(|f| f.has_tag_name("flag")) {
@@ -949,6 +967,16 @@ impl ActSpec {
                 self.gaintype = "fixed".into();
                 self.biastype = "affine".into();
             }
+            "adhesion" => {
+                let gain = one(errors, "gain").unwrap_or(self.gainprm[0]);
+                self.gainprm = [0.0; 10];
+                self.gainprm[0] = gain;
+                self.biasprm = [0.0; 10];
+                self.ctrllimited = "true".into();
+                self.dyntype = "none".into();
+                self.gaintype = "fixed".into();
+                self.biastype = "none".into();
+            }
             "damper" => {
                 let inherited = self.gaintype == "affine";
                 let kv =
@@ -965,7 +993,7 @@ impl ActSpec {
                     e,
                     format!(
                         "<{other}> actuators are not supported (supported: motor, position, \
-                         velocity, damper, general without activation dynamics)"
+                         velocity, damper, adhesion, general without activation dynamics)"
                     ),
                 );
             }
@@ -1048,12 +1076,22 @@ fn read_doc(doc: &Doc, dir: &Path, mut errors: Errors) -> Result<Mechanism, Erro
             actuators: Vec::new(),
             tendons: Vec::new(),
             gravity,
+            medium: {
+                let [density, viscosity, wx, wy, wz] = cx.settings.fluid;
+                let passive = !(cx.settings.no_spring && cx.settings.no_damper);
+                (passive && (density > 0.0 || viscosity > 0.0)).then_some(Medium {
+                    density,
+                    viscosity,
+                    wind: [wx, wy, wz],
+                })
+            },
         },
         body_index: HashMap::new(),
         joint_index: HashMap::new(),
         sites: HashMap::new(),
         tendon_index: HashMap::new(),
         joints_seen: 0,
+        springdampers: Vec::new(),
     };
     // Bodies depth first in file order (MuJoCo's body and qpos order), with an explicit stack.
     let mut stack: Vec<(Node, Option<usize>)> = Vec::new();
@@ -1065,7 +1103,8 @@ fn read_doc(doc: &Doc, dir: &Path, mut errors: Errors) -> Result<Mechanism, Erro
                 "site" => {
                     if let Some(s) = c.attribute("name") {
                         let p = cx.v3(c, "pos", [0.0; 3]);
-                        if bd.sites.insert(s.to_string(), (None, p)).is_some() {
+                        let r = cx.orientation(c);
+                        if bd.sites.insert(s.to_string(), (None, p, r)).is_some() {
                             cx.errors.at(c, format!("the site `{s}` is defined twice"));
                         }
                     }
@@ -1105,12 +1144,63 @@ fn read_doc(doc: &Doc, dir: &Path, mut errors: Errors) -> Result<Mechanism, Erro
             }
         }
     }
+    if cx.errors.list.is_empty() && !bd.springdampers.is_empty() {
+        auto_spring_damper(&mut bd.mech, &bd.springdampers, &cx.settings);
+    }
     let _ = &cx.dir;
     let _ = &cx.meshes;
     if cx.errors.list.is_empty() {
         Ok(bd.mech)
     } else {
         Err(cx.errors)
+    }
+}
+
+/// MuJoCo's `springdamper`: a joint's stiffness and damping from a time constant `τ` and a
+/// damping ratio `ζ`, with the joint's inertia `m = 1 / (M⁻¹)ₖₖ` at the reference
+/// configuration (MuJoCo's `dof_invweight0`, armature included): stiffness `m / (τ ζ)²`,
+/// damping `2 m / τ`.
+fn auto_spring_damper(mech: &mut Mechanism, joints: &[((usize, usize), f64, f64)], s: &Settings) {
+    let layout = Layout::of(mech);
+    let n = layout.n;
+    let q = layout.reference(mech);
+    let energy = |mech: &Mechanism, v: Vec<f64>| -> f64 {
+        let mut a = Numeric {
+            q: q.clone(),
+            v,
+            g: mech.gravity,
+        };
+        let f = kinematics::frames(&mut a, mech, &layout);
+        kinematics::energies(&mut a, mech, &layout, &f).0
+    };
+    let unit = |i: usize, j: usize| -> Vec<f64> {
+        let mut v = vec![0.0; n];
+        v[i] += 1.0;
+        v[j] += 1.0;
+        v
+    };
+    // M from the kinetic energy by polarization: M_ij = T(e_i + e_j) − T(e_i) − T(e_j).
+    let diag: Vec<f64> = (0..n).map(|i| energy(mech, unit(i, i)) / 2.0).collect();
+    let mut m = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        m[i][i] = diag[i];
+        for j in 0..i {
+            let x = energy(mech, unit(i, j)) - diag[i] / 2.0 - diag[j] / 2.0;
+            m[i][j] = x;
+            m[j][i] = x;
+        }
+    }
+    for &((b, j), timeconst, dampratio) in joints {
+        let k = layout.first[b][j];
+        let inv = tree::inverse_diagonal(&m, k).unwrap_or(0.0);
+        let inertia = 1.0 / inv.max(1e-15);
+        let joint = &mut mech.bodies[b].joints[j];
+        if !s.no_spring {
+            joint.stiffness = inertia / (timeconst * timeconst * dampratio * dampratio).max(1e-15);
+        }
+        if !s.no_damper {
+            joint.damping = 2.0 * inertia / timeconst.max(1e-15);
+        }
     }
 }
 
@@ -1268,7 +1358,7 @@ fn read_equalities(cx: &mut Ctx, bd: &mut Build, root: Node) {
                             }
                         };
                         match (look(cx, s1), look(cx, s2)) {
-                            (Some((b1, p1)), Some((b2, p2))) => (b1, b2, p1, Some(p2)),
+                            (Some((b1, p1, _)), Some((b2, p2, _))) => (b1, b2, p1, Some(p2)),
                             _ => continue,
                         }
                     } else {
@@ -1422,6 +1512,7 @@ fn read_actuators(cx: &mut Ctx, bd: &mut Build, doc: &Doc, root: Node) {
             }
             spec.apply(cx, c);
             let who = format!("actuator `{name}`");
+            let mut drive = Drive::Joint;
             let (joint, tendon) = if let Some(jn) = c.attribute("joint") {
                 match scalar_joint(cx, bd, c, &who, jn) {
                     Some(jp) => (jp, None),
@@ -1436,8 +1527,37 @@ fn read_actuators(cx: &mut Ctx, bd: &mut Build, doc: &Doc, root: Node) {
                         continue;
                     }
                 }
+            } else if let (Some(sn), "adhesion") = (c.attribute("body"), c.tag()) {
+                if !bd.body_index.contains_key(sn) {
+                    cx.errors
+                        .at(c, format!("{who}: the body `{sn}` does not exist"));
+                    continue;
+                }
+                drive = Drive::Contact;
+                ((0, 0), None)
+            } else if let Some(sn) = c.attribute("site") {
+                if let Some(r) = c.attribute("refsite") {
+                    cx.errors.at(c, format!("{who}: a site transmission relative to a `refsite` (`{r}`) is not supported; without `refsite` it is"));
+                    continue;
+                }
+                match bd.sites.get(sn) {
+                    Some(&(body, pos, rot)) => {
+                        drive = Drive::Site {
+                            body,
+                            pos,
+                            rot,
+                            gear: spec.gear,
+                        };
+                        ((0, 0), None)
+                    }
+                    None => {
+                        cx.errors
+                            .at(c, format!("{who}: the site `{sn}` does not exist"));
+                        continue;
+                    }
+                }
             } else {
-                let on = ["site", "body", "jointinparent", "cranksite"]
+                let on = ["body", "jointinparent", "cranksite", "slidersite"]
                     .into_iter()
                     .find(|k| c.attribute(k).is_some())
                     .unwrap_or("nothing");
@@ -1445,7 +1565,7 @@ fn read_actuators(cx: &mut Ctx, bd: &mut Build, doc: &Doc, root: Node) {
                     c,
                     format!(
                         "{who}: a transmission on `{on}` is not supported (supported: `joint`, \
-                         `tendon` of a fixed tendon)"
+                         `tendon` of a fixed tendon, `site` without `refsite`)"
                     ),
                 );
                 continue;
@@ -1460,8 +1580,20 @@ fn read_actuators(cx: &mut Ctx, bd: &mut Build, doc: &Doc, root: Node) {
                 cx.errors.at(c, format!("{who}: gain type `{}` and bias type `{}`: only `fixed`/`affine` gains and `none`/`affine` biases are supported", spec.gaintype, spec.biastype));
                 continue;
             }
-            if spec.gear[1..].iter().any(|g| *g != 0.0) {
+            if drive == Drive::Joint && spec.gear[1..].iter().any(|g| *g != 0.0) {
                 cx.errors.at(c, format!("{who}: a `gear` of more than one number needs a site transmission, which is not supported"));
+                continue;
+            }
+            if matches!(drive, Drive::Site { .. })
+                && spec.biastype == "affine"
+                && spec.biasprm[2] > 0.0
+            {
+                cx.errors.at(
+                    c,
+                    format!(
+                        "{who}: `dampratio` on a site transmission is not supported (give `kv`)"
+                    ),
+                );
                 continue;
             }
             let affine_gain = spec.gaintype == "affine";
@@ -1508,6 +1640,7 @@ fn read_actuators(cx: &mut Ctx, bd: &mut Build, doc: &Doc, root: Node) {
                 forcerange: spec.forcerange.filter(|_| spec.forcelimited != "false"),
                 gain: spec.gainprm[0],
                 bias,
+                drive,
             });
         }
     }

@@ -226,3 +226,103 @@ fn a_loop_closed_twice_keeps_one_closure_of_rows() {
     assert_eq!(twice, once);
     assert_eq!(once, 2);
 }
+
+/// One body on a hinge `j` with a site `s`, an `<option>` and actuators.
+fn with_site(option: &str, joint: &str, actuator: &str) -> String {
+    format!(
+        "<mujoco><option {option}/><worldbody><body name=\"b\"><joint name=\"j\" {joint}/>\
+         <geom size=\"0.1\"/><site name=\"s\" pos=\"0.1 0 0\"/></body></worldbody>\
+         <actuator>{actuator}</actuator></mujoco>"
+    )
+}
+
+#[test]
+fn fluid_sites_springdamper_and_adhesion_are_read_or_refused_by_name() {
+    let m = read(&with_site(
+        "density=\"1.2\" viscosity=\"2e-5\" wind=\"1 0 0\"",
+        "springdamper=\"0.1 1\"",
+        "<motor site=\"s\" gear=\"0 0 1 0 0 0.1\"/><adhesion body=\"b\" ctrlrange=\"0 1\"/>",
+    ))
+    .unwrap();
+    let medium = m.medium.unwrap();
+    assert_eq!(
+        (medium.density, medium.viscosity, medium.wind),
+        (1.2, 2e-5, [1.0, 0.0, 0.0])
+    );
+    let j = &m.bodies[0].joints[0];
+    assert!(
+        j.stiffness > 0.0 && j.damping > 0.0,
+        "{} {}",
+        j.stiffness,
+        j.damping
+    );
+    // stiffness / damping = 1 / (2 τ ζ²) whatever the inertia.
+    assert!((j.stiffness / j.damping - 1.0 / (2.0 * 0.1)).abs() < 1e-12);
+    assert!(matches!(
+        m.actuators[0].drive,
+        super::tree::Drive::Site { body: Some(0), .. }
+    ));
+    assert_eq!(m.actuators[1].drive, super::tree::Drive::Contact);
+    // No fluid without density and viscosity, or with the passive forces off.
+    assert!(read(&with_site("wind=\"1 0 0\"", "", ""))
+        .unwrap()
+        .medium
+        .is_none());
+    let off = "density=\"1\"><flag passive=\"disable\"/></option><option";
+    assert!(read(&with_site(off, "", "")).unwrap().medium.is_none());
+
+    for (option, joint, actuator, what) in [
+        ("density=\"-1\"", "", "", "negative `density`"),
+        ("", "springdamper=\"0.1 -1\"", "", "must both be positive"),
+        (
+            "",
+            "type=\"ball\" springdamper=\"0.1 1\"",
+            "",
+            "hinge and slide joints only",
+        ),
+        (
+            "",
+            "",
+            "<motor site=\"nope\"/>",
+            "the site `nope` does not exist",
+        ),
+        ("", "", "<motor site=\"s\" refsite=\"s\"/>", "`refsite`"),
+        (
+            "",
+            "",
+            "<position site=\"s\" kp=\"1\" dampratio=\"1\"/>",
+            "`dampratio` on a site",
+        ),
+        (
+            "",
+            "",
+            "<adhesion body=\"nope\" ctrlrange=\"0 1\"/>",
+            "the body `nope` does not exist",
+        ),
+        ("", "", "<motor body=\"b\"/>", "transmission on `body`"),
+    ] {
+        let e = errors_of(&with_site(option, joint, actuator));
+        assert!(e.len() == 1 && e[0].contains(what), "{what}: {e:?}");
+    }
+    let e = errors_of(
+        "<mujoco><option density=\"1\"/><worldbody><body><joint/><geom size=\"0.1\" \
+         fluidshape=\"ellipsoid\"/></body></worldbody></mujoco>",
+    );
+    assert!(
+        e.len() == 1 && e[0].contains("ellipsoid fluid model"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn an_error_of_a_shared_default_is_reported_once() {
+    let e = errors_of(
+        "<mujoco><default><motor dyntype=\"integrator\"/></default><worldbody><body>\
+         <joint name=\"a\"/><joint name=\"b\" axis=\"1 0 0\"/><geom size=\"0.1\"/></body>\
+         </worldbody><actuator><motor joint=\"a\"/><motor joint=\"b\"/></actuator></mujoco>",
+    );
+    // One error per actuator (each names its own line), none repeated.
+    let mut seen = e.clone();
+    seen.dedup();
+    assert_eq!(seen.len(), e.len(), "{e:?}");
+}

@@ -45,7 +45,7 @@ use syn::{Expr, Ident, LitStr, Token};
 use crate::parse::{ExprList, Field, FieldValue, ModelInput, NameList, ParameterDecl};
 use kinematics::{Alg, Layout, Numeric};
 use symbolic::Symbolic;
-use tree::{JointKind, Mechanism};
+use tree::{Drive, JointKind, Mechanism};
 
 /// The parameter a model with dry friction gets: the velocity scale ε of its regularized
 /// friction force `−f·v/√(v² + ε²)` (m/s or rad/s).
@@ -53,6 +53,10 @@ pub const FRICTION_VELOCITY: &str = "friction_velocity";
 
 /// Its default.
 pub const FRICTION_VELOCITY_DEFAULT: f64 = 1e-3;
+
+/// The velocity scale below which the quadratic fluid drag `c |x| x` is smoothed, as
+/// `c x √(x² + ε²)` (the file's units of velocity).
+pub const FLUID_VELOCITY: f64 = 1e-9;
 
 /// Which file format.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -472,6 +476,60 @@ pub fn lower_checked_at(
             friction = true;
         }
     }
+    // Fluid forces: MuJoCo's inertia-box model (`docs/fluid.md`). Each body with mass drags
+    // like the box of its mass and principal moments, sides bᵢ = √(6 (Iⱼ + Iₖ − Iᵢ) / m):
+    // viscous force −3π d μ u and torque −π d³ μ ω (d the mean side), and quadratic drag
+    // −½ ρ bⱼ bₖ |uᵢ| uᵢ and −ρ bᵢ (bⱼ⁴ + bₖ⁴) / 64 |ωᵢ| ωᵢ, with u the centre of mass's velocity
+    // relative to the wind and ω the angular velocity, in principal axes. All derive from a
+    // Rayleigh function: ½ c x² for the linear terms and c |x|³ / 3 for the quadratic ones,
+    // smoothed as c (x² + ε²)^{3/2} / 3 with ε = 1e-9 (the force differs from c |x| x by at
+    // most c ε² / 2) so that its second derivative exists everywhere.
+    let num = |x: f64| symbolic::number(x, span);
+    if let Some(medium) = mech.medium {
+        let eps2 = num(FLUID_VELOCITY * FLUID_VELOCITY);
+        for (b, body) in mech.bodies.iter().enumerate() {
+            if body.mass < 1e-15 {
+                continue;
+            }
+            let (d, axes) = mjcf::symmetric_eigen(&body.inertia);
+            let side: Vec<f64> = (0..3)
+                .map(|i| {
+                    let e = d[(i + 1) % 3] + d[(i + 2) % 3] - d[i];
+                    (e.max(1e-15) / body.mass * 6.0).sqrt()
+                })
+                .collect();
+            let (w, u) =
+                kinematics::fluid_velocities(&mut sym, &frames[b], body.com, &axes, medium.wind);
+            if medium.viscosity > 0.0 {
+                let diam = (side[0] + side[1] + side[2]) / 3.0;
+                let pi = std::f64::consts::PI;
+                let rw =
+                    kinematics::half_square_sum(&mut sym, pi * diam.powi(3) * medium.viscosity, &w);
+                let ru =
+                    kinematics::half_square_sum(&mut sym, 3.0 * pi * diam * medium.viscosity, &u);
+                for r in [rw, ru] {
+                    if sym.constant(&r) != Some(0.0) {
+                        damping.push(sym.tokens(&r));
+                    }
+                }
+            }
+            if medium.density > 0.0 {
+                for i in 0..3 {
+                    let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+                    let cu = 0.5 * medium.density * side[j] * side[k];
+                    let cw = medium.density * side[i] * (side[j].powi(4) + side[k].powi(4)) / 64.0;
+                    for (c, x) in [(cu, &u[i]), (cw, &w[i])] {
+                        if sym.constant(x).is_some() {
+                            continue;
+                        }
+                        let (c, x) = (num(c / 3.0), sym.tokens(x));
+                        damping
+                            .push(quote!(#c * (#x.powi(2) + #eps2).sqrt() * (#x.powi(2) + #eps2)));
+                    }
+                }
+            }
+        }
+    }
     let dissipation = (!damping.is_empty()).then(|| quote!(#(#damping)+*));
     // Actuators: force F = (g + g₁ l + g₂ l̇) u + b₀ + b₁ l + b₂ l̇ with the length l = gear · L
     // (L the joint's coordinate or the tendon's length); generalized force gear · F along L.
@@ -483,6 +541,32 @@ pub fn lower_checked_at(
         e[k] = 1.0;
         2.0 * t_at(&e)
     };
+    // Column k of every frame's twist Jacobian, for the site transmissions' moment arms.
+    let columns: Vec<Vec<kinematics::Frame<Symbolic>>> = if mech
+        .actuators
+        .iter()
+        .any(|a| matches!(a.drive, Drive::Site { body: Some(_), .. }))
+    {
+        (0..n)
+            .map(|k| {
+                kinematics::frames(
+                    &mut kinematics::Column { inner: &mut sym, k },
+                    mech,
+                    &layout,
+                )
+                .into_iter()
+                .map(|f| kinematics::Frame {
+                    p: f.p,
+                    r: f.r,
+                    vel: f.vel,
+                    w: f.w,
+                })
+                .collect()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     for a in &mech.actuators {
         let terms: Vec<((usize, usize), f64)> = match a.tendon {
             Some(t) => mech.tendons[t].terms.clone(),
@@ -490,6 +574,62 @@ pub fn lower_checked_at(
         };
         let u = identifier(&a.name, span);
         let gear = a.gear;
+        ctrlranges.push(a.ctrlrange);
+        forceranges.push(a.forcerange);
+        // The moment arm of each coordinate (the generalized force per unit of actuator
+        // force), the actuator's length (`None`: zero) and its rate, gear included.
+        let (arms, len, ld): (Vec<(usize, TokenStream)>, Option<TokenStream>, TokenStream) =
+            match a.drive {
+                Drive::Contact => {
+                    motors.push((u, Vec::new()));
+                    continue;
+                }
+                Drive::Joint => (
+                    terms
+                        .iter()
+                        .map(|((b, j), c)| (layout.first[*b][*j], num(gear * c)))
+                        .collect(),
+                    {
+                        let (g, l) = (num(gear), length(&terms));
+                        Some(quote!(#g * #l))
+                    },
+                    {
+                        let (g, r) = (num(gear), rate(&terms));
+                        quote!(#g * #r)
+                    },
+                ),
+                Drive::Site {
+                    body,
+                    pos,
+                    rot,
+                    gear,
+                } => {
+                    let force = tree::mul_v(&rot, [gear[0], gear[1], gear[2]]);
+                    let torque = tree::mul_v(&rot, [gear[3], gear[4], gear[5]]);
+                    let mut arms = Vec::new();
+                    if let Some(b) = body {
+                        for (k, col) in columns.iter().enumerate() {
+                            let c = kinematics::wrench_power(&mut sym, &col[b], pos, force, torque);
+                            if sym.constant(&c) != Some(0.0) {
+                                arms.push((k, sym.tokens(&c)));
+                            }
+                        }
+                    }
+                    let parts: Vec<TokenStream> = arms
+                        .iter()
+                        .map(|(k, c)| {
+                            let vk = &v[*k];
+                            quote!(#c * #vk)
+                        })
+                        .collect();
+                    let ld = if parts.is_empty() {
+                        quote!(0.0)
+                    } else {
+                        quote!((#(#parts)+*))
+                    };
+                    (arms, None, ld)
+                }
+            };
         let mut bias = a.bias;
         if bias[2] > 0.0 && a.gain == -bias[1] {
             // MuJoCo's `dampratio`: damping = dampratio · 2 √(kp · m), m the reflected
@@ -503,40 +643,34 @@ pub fn lower_checked_at(
             }
             bias[2] = -bias[2] * 2.0 * (a.gain * m).sqrt();
         }
-        let l = length(&terms);
-        let ld = rate(&terms);
-        let num = |x: f64| symbolic::number(x, span);
-        let mut gain = vec![{
-            let g = num(a.gain);
-            quote!(#g)
-        }];
-        if a.gain_affine[0] != 0.0 {
-            let c = num(a.gain_affine[0] * gear);
-            gain.push(quote!(#c * #l));
+        let scaled = |c: f64, x: &TokenStream| -> TokenStream {
+            let c = num(c);
+            quote!(#c * #x)
+        };
+        let mut gain = vec![num(a.gain)];
+        let mut force = Vec::new();
+        if let Some(l) = &len {
+            if a.gain_affine[0] != 0.0 {
+                gain.push(scaled(a.gain_affine[0], l));
+            }
+            if bias[1] != 0.0 {
+                force.push(scaled(bias[1], l));
+            }
         }
         if a.gain_affine[1] != 0.0 {
-            let c = num(a.gain_affine[1] * gear);
-            gain.push(quote!(#c * #ld));
+            gain.push(scaled(a.gain_affine[1], &ld));
         }
-        let mut force = vec![quote!((#(#gain)+*) * #u)];
+        force.insert(0, quote!((#(#gain)+*) * #u));
         if bias[0] != 0.0 {
-            let c = num(bias[0]);
-            force.push(quote!(#c));
-        }
-        if bias[1] != 0.0 {
-            let c = num(bias[1] * gear);
-            force.push(quote!(#c * #l));
+            force.push(num(bias[0]));
         }
         if bias[2] != 0.0 {
-            let c = num(bias[2] * gear);
-            force.push(quote!(#c * #ld));
+            force.push(scaled(bias[2], &ld));
         }
         let simple = a.gain_affine == [0.0; 2] && bias == [0.0; 3] && a.gain == 1.0;
-        let per: Vec<(usize, TokenStream)> = terms
-            .iter()
-            .map(|((b, j), c)| {
-                let k = layout.first[*b][*j];
-                let g = num(gear * c);
+        let per: Vec<(usize, TokenStream)> = arms
+            .into_iter()
+            .map(|(k, g)| {
                 if simple {
                     (k, quote!(#g * #u))
                 } else {
@@ -545,8 +679,6 @@ pub fn lower_checked_at(
             })
             .collect();
         motors.push((u, per));
-        ctrlranges.push(a.ctrlrange);
-        forceranges.push(a.forcerange);
     }
     Ok(Lowered {
         coord_names,
@@ -956,6 +1088,7 @@ fn stub_items(e: &urdf::Estimate, name: &Ident, span: Span) -> TokenStream {
         actuators: Vec::new(),
         tendons: Vec::new(),
         gravity: [0.0; 3],
+        medium: None,
     };
     let continuous: Vec<String> = e
         .joints

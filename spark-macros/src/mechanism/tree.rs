@@ -27,6 +27,20 @@ pub struct Mechanism {
     pub tendons: Vec<Tendon>,
     /// The gravity vector (world frame), the default of the three gravity parameters.
     pub gravity: V3,
+    /// The fluid the mechanism moves in (MJCF `<option density viscosity wind>`), if any.
+    pub medium: Option<Medium>,
+}
+
+/// A fluid at rest or in uniform motion, acting on every body with mass by MuJoCo's
+/// inertia-box model: each body drags like the box of its mass and principal moments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Medium {
+    /// Density (mass per volume).
+    pub density: f64,
+    /// Dynamic viscosity.
+    pub viscosity: f64,
+    /// The fluid's velocity (world frame).
+    pub wind: V3,
 }
 
 /// One rigid body.
@@ -228,6 +242,31 @@ pub struct Actuator {
     pub gain: f64,
     /// The affine bias: constant, per unit length, per unit length rate.
     pub bias: [f64; 3],
+    /// What the actuator acts on when it is not a joint or a tendon.
+    pub drive: Drive,
+}
+
+/// An actuator's transmission beyond joints and fixed tendons.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Drive {
+    /// A joint, or the tendon of [`Actuator::tendon`].
+    Joint,
+    /// A wrench at a site (MJCF `site`, no `refsite`): force `gear[0..3]` and torque
+    /// `gear[3..6]` per unit of actuator force, in the site's frame; its length is zero and
+    /// its rate the twist of the site along `gear`.
+    Site {
+        /// The site's body (`None`: the world, where the wrench moves nothing).
+        body: Option<usize>,
+        /// The site in its body's frame: position and rotation.
+        pos: V3,
+        /// See [`Drive::Site::pos`].
+        rot: M3,
+        /// The wrench per unit of actuator force, in the site's frame.
+        gear: [f64; 6],
+    },
+    /// MJCF `<adhesion>`: a force that acts through contacts only, which spark does not
+    /// simulate; the input exists, and moves nothing.
+    Contact,
 }
 
 /// `a + b`.
@@ -428,4 +467,31 @@ pub fn z_to(d: V3) -> M3 {
 /// `s A`.
 pub fn scale_m(s: f64, a: &M3) -> M3 {
     a.map(|r| r.map(|x| s * x))
+}
+
+/// `(M⁻¹)ₖₖ` of a symmetric positive definite `M` (Cholesky); `None` if it is not.
+pub fn inverse_diagonal(m: &[Vec<f64>], k: usize) -> Option<f64> {
+    let n = m.len();
+    let mut l = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = m[i][j] - (0..j).map(|p| l[i][p] * l[j][p]).sum::<f64>();
+            if i == j {
+                if s <= 0.0 || s.is_nan() {
+                    return None;
+                }
+                l[i][i] = s.sqrt();
+            } else {
+                l[i][j] = s / l[j][j];
+            }
+        }
+    }
+    // (M⁻¹)ₖₖ = |L⁻¹ eₖ|²: forward substitution from row k.
+    let mut y = vec![0.0; n];
+    y[k] = 1.0 / l[k][k];
+    for i in k + 1..n {
+        let s: f64 = (k..i).map(|p| l[i][p] * y[p]).sum();
+        y[i] = -s / l[i][i];
+    }
+    Some(y.iter().map(|x| x * x).sum())
 }

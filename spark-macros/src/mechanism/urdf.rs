@@ -516,6 +516,7 @@ pub fn read_robot(text: &str, options: Options) -> Result<Robot, Errors> {
         actuators: Vec::new(),
         tendons: Vec::new(),
         gravity: [0.0, 0.0, -9.81],
+        medium: None,
     };
     let mut continuous = Vec::new();
     let mut joint_pos: HashMap<String, (usize, usize)> = HashMap::new();

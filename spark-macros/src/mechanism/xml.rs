@@ -95,13 +95,17 @@ pub struct Errors {
 }
 
 impl Errors {
-    /// Records an error at `node`'s line.
+    /// Records an error at `node`'s line, once: an element read again (a default class that
+    /// many elements use) does not repeat its error.
     pub fn at(&mut self, node: impl XmlNode, msg: impl Into<String>) {
-        self.list.push(FileError {
+        let e = FileError {
             line: node.line_number(),
             msg: msg.into(),
             file: node.file_name(),
-        });
+        };
+        if !self.list.contains(&e) {
+            self.list.push(e);
+        }
     }
 
     /// Records an error at a line.

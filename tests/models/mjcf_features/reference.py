@@ -32,15 +32,16 @@ friction.csv (states sliding fast, where MuJoCo's bounded friction force is exac
 -frictionloss sign(qdot), in the format above).
 
 Run from the repository root (MuJoCo's pip package `mujoco`, 4.0.0 for the committed files):
-    python3 tests/models/mjcf_features/reference.py
+    python3 tests/models/mjcf_features/reference.py [MODEL ...]   (default: every model)
 """
 import os
+import sys
 
 import mujoco
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FEATURES = ["defaults", "include_frames", "actuators", "equality_tendons", "misc"]
+FEATURES = ["defaults", "include_frames", "actuators", "equality_tendons", "misc", "fluid_sites"]
 STATES = 20
 
 
@@ -187,14 +188,25 @@ def qacc_of(m, d, qpos, qvel, ctrl):
 def check_visible(name, m, d, states, qaccs):
     """Zeroes each non-zero entry of VISIBLE in turn: qacc must change (the reference data
     sees every damping, armature, spring, gravity compensation and actuator parameter)."""
+    # An adhesion actuator (a body transmission) acts through contacts only: none here.
+    contact_only = m.actuator_trntype == mujoco.mjtTrn.mjTRN_BODY
     for field in VISIBLE:
         arr = getattr(m, field)
         for idx in zip(*np.nonzero(arr)):
+            if field.startswith("actuator_") and contact_only[idx[0]]:
+                continue
             keep = arr[idx]
             arr[idx] = 0.0
             change = max(np.abs(qacc_of(m, d, *st) - a).max() for st, a in zip(states, qaccs))
             arr[idx] = keep
             assert change > 1e-6, f"{name}: {field}{list(idx)} does not change qacc ({change:.1e})"
+    for k in ["density", "viscosity"]:
+        keep = getattr(m.opt, k)
+        if keep:
+            setattr(m.opt, k, 0.0)
+            change = max(np.abs(qacc_of(m, d, *st) - a).max() for st, a in zip(states, qaccs))
+            setattr(m.opt, k, keep)
+            assert change > 1e-6, f"{name}: the fluid's {k} does not change qacc ({change:.1e})"
 
 
 def compiled_rows(m):
@@ -358,6 +370,10 @@ def friction():
 
 
 if __name__ == "__main__":
+    # Arguments: the models to write (default: all, and the friction data).
+    only = sys.argv[1:]
     for k, name in enumerate(FEATURES):
-        feature(name, 100 + k)
-    friction()
+        if not only or name in only:
+            feature(name, 100 + k)
+    if not only or "friction" in only:
+        friction()
