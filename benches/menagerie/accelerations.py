@@ -42,6 +42,9 @@ ROBOTS = [
     ("go2", "unitree_go2", "go2.xml"),
     ("h1", "unitree_h1", "h1.xml"),
     ("leap_hand", "leap_hand", "left_hand.xml"),
+    # Fluid forces (inertia-box model) and actuators on sites.
+    ("cf2", "bitcraze_crazyflie_2", "cf2.xml"),
+    ("x2", "skydio_x2", "x2.xml"),
 ]
 STATES = 20
 KINDS = {0: "free", 1: "ball", 2: "slide", 3: "hinge"}

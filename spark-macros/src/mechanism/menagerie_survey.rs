@@ -563,6 +563,14 @@ fn menagerie_survey() {
         let _ = writeln!(doc, "| {} | {} |", files.len(), markdown(k));
     }
     let out = repository_root().join("docs/menagerie.md");
+    // The sections written by hand (measurements of other tools) follow this one's, from
+    // `## Accelerations`, and are kept.
+    let mut doc = doc;
+    if let Ok(old) = std::fs::read_to_string(&out) {
+        if let Some(at) = old.find("\n## Accelerations") {
+            doc.push_str(&old[at..]);
+        }
+    }
     std::fs::write(&out, doc).unwrap();
     eprintln!(
         "{count} files: {lowered} lowered, {unlowered} read not lowered, {refused} refused, \

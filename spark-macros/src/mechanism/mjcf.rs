@@ -3,19 +3,21 @@
 //! The document is first resolved by `mjcf_doc.rs` (includes, default classes, frames);
 //! this reads the resolved elements:
 //! - `<compiler angle eulerseq inertiafromgeom inertiagrouprange boundmass boundinertia
-//!   balanceinertia settotalmass meshdir assetdir autolimits>`; `<option gravity>` and
+//!   balanceinertia settotalmass meshdir assetdir autolimits>`; `<option gravity density
+//!   viscosity wind>` (fluid forces: MuJoCo's inertia-box model, `docs/fluid.md`) and
 //!   `<option><flag>` (`gravity`, `actuation`, `spring`, `damper`, `equality`,
 //!   `frictionloss`, `constraint` disabled remove the feature);
 //! - `<worldbody>`, nested `<body pos orientation gravcomp>`; `<inertial pos orientation
 //!   mass diaginertia|fullinertia>`; mass properties from `<geom>`s where a body has no
 //!   `<inertial>` (primitives; meshes through `mesh.rs`);
 //! - `<joint type="hinge|slide|ball|free" axis pos ref damping stiffness springref armature
-//!   frictionloss range>` and `<freejoint>`;
-//! - `<site>` (for `connect`); `<equality>`: `connect`, `weld` (enforced exactly), `joint`
+//!   frictionloss springdamper range>` and `<freejoint>`;
+//! - `<site>` (for `connect` and actuators); `<equality>`: `connect`, `weld` (enforced exactly), `joint`
 //!   and `tendon` (the polynomial couplings, enforced exactly); `solref`/`solimp` ignored;
 //! - `<tendon><fixed>` with springs, damping and friction;
 //! - `<actuator>`: `motor`, `position`, `velocity`, `general` (gain and bias `fixed` or
-//!   `affine`, no activation dynamics), `damper`, on joints and fixed tendons; an input each.
+//!   `affine`, no activation dynamics), `damper`, on joints, fixed tendons and sites (no
+//!   `refsite`); `adhesion` (contacts only: an input that moves nothing); an input each.
 //!
 //! Ignored (no effect on these dynamics): `<visual>`, `<asset>` but meshes, `<statistic>`,
 //! `<size>`, `<sensor>`, `<keyframe>`, `<custom>`, `<extension>`, `<contact>`, cameras,

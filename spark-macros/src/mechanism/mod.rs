@@ -293,6 +293,16 @@ pub fn lower_checked_at(
             .collect();
         offsets.push(q);
     }
+    // For a model file, each offset configuration is first brought onto the constraints
+    // (damped Gauss–Newton): a loop's rows that are dependent wherever it is closed (a planar
+    // loop's out-of-plane row under a spatial arm) are independent at an open configuration.
+    if check_at.is_none() && !kept.is_empty() {
+        for q in &mut offsets {
+            if let Some(p) = assemble(q, &kept, &eval_rows, &jacobian_at) {
+                *q = p;
+            }
+        }
+    }
     let jacs: Vec<Vec<Vec<f64>>> = std::iter::once(at.clone())
         .chain(offsets)
         .map(|q| jacobian_at(&q))
@@ -309,29 +319,45 @@ pub fn lower_checked_at(
             }
         }
         let left = r.iter().map(|x| x * x).sum::<f64>().sqrt();
-        let dependent = size == 0.0 || left <= 1e-6 * size;
+        // Relative to the row, and to the largest row of the Jacobian: a row that is zero in
+        // exact arithmetic comes out of the central differences as rounding noise (1e-11).
+        let scale = jac
+            .iter()
+            .map(|row| row.iter().map(|x| x * x).sum::<f64>().sqrt())
+            .fold(0.0, f64::max);
+        let dependent = size == 0.0 || left <= 1e-6 * size || left <= 1e-9 * scale;
         (r.iter().map(|x| x / left).collect(), dependent)
     };
     let values_at_reference = eval_rows(&at);
+    // The rank of the rows at each configuration (Gram–Schmidt in row order).
+    for c in 1..jacs.len() {
+        for &k in &kept {
+            let (rc, depc) = residual(&jacs[c], &bases[c], k);
+            if !depc {
+                bases[c].push(rc);
+            }
+        }
+    }
+    let generic_rank = bases[1..].iter().map(Vec::len).max().unwrap_or(0);
     let mut reported = std::collections::HashSet::new();
     let mut independent = Vec::new();
     for &k in &kept {
         let (r0, dep0) = residual(&jacs[0], &bases[0], k);
         if !dep0 {
             bases[0].push(r0);
-            for c in 1..jacs.len() {
-                let (rc, depc) = residual(&jacs[c], &bases[c], k);
-                if !depc {
-                    bases[c].push(rc);
-                }
-            }
             independent.push(k);
+        }
+    }
+    let full_rank_at_reference = independent.len() >= generic_rank;
+    for &k in &kept {
+        if independent.contains(&k) {
             continue;
         }
-        let everywhere = (1..jacs.len()).all(|c| residual(&jacs[c], &bases[c], k).1);
         // Only for model files: a mechanism written with `bodies` is checked at a generic
-        // configuration already, where any dependence is an over-constrained loop.
-        if check_at.is_none() && everywhere && values_at_reference[k].abs() <= 1e-6 {
+        // configuration already, where any dependence is an over-constrained loop. A model
+        // file's row dependent at the reference while the rows have the rank there they have
+        // at the (assembled) offsets is dependent identically, and dropped.
+        if check_at.is_none() && full_rank_at_reference && values_at_reference[k].abs() <= 1e-6 {
             continue;
         }
         let (name, line) = tag_name(rows.rows[k].1);
@@ -698,6 +724,66 @@ pub fn lower_checked_at(
         body_names: mech.bodies.iter().map(|b| b.name.clone()).collect(),
         joint_coordinate,
     })
+}
+
+/// `q` moved onto the constraint rows `rows` of `eval` (Jacobian `jac`) by damped Gauss–Newton
+/// steps `Δq = −Jᵀ (J Jᵀ + μ I)⁻¹ r`; `None` when that does not converge.
+fn assemble(
+    q: &[f64],
+    rows: &[usize],
+    eval: &dyn Fn(&[f64]) -> Vec<f64>,
+    jac: &dyn Fn(&[f64]) -> Vec<Vec<f64>>,
+) -> Option<Vec<f64>> {
+    let mut q = q.to_vec();
+    let m = rows.len();
+    for _ in 0..30 {
+        let all = eval(&q);
+        let r: Vec<f64> = rows.iter().map(|&k| all[k]).collect();
+        let size = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        if !size.is_finite() {
+            return None;
+        }
+        if size < 1e-12 {
+            return Some(q);
+        }
+        let full = jac(&q);
+        let j: Vec<&Vec<f64>> = rows.iter().map(|&k| &full[k]).collect();
+        let mut a = vec![vec![0.0; m + 1]; m];
+        for (i1, r1) in j.iter().enumerate() {
+            for (i2, r2) in j.iter().enumerate() {
+                a[i1][i2] = r1.iter().zip(r2.iter()).map(|(x, y)| x * y).sum();
+            }
+            a[i1][m] = r[i1];
+        }
+        let mu = 1e-12 * (0..m).map(|i| a[i][i]).fold(1e-300, f64::max);
+        for (i, row) in a.iter_mut().enumerate() {
+            row[i] += mu;
+        }
+        // Gaussian elimination with partial pivoting on [A | r].
+        for c in 0..m {
+            let p = (c..m).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))?;
+            a.swap(c, p);
+            if a[c][c] == 0.0 {
+                return None;
+            }
+            for i in c + 1..m {
+                let f = a[i][c] / a[c][c];
+                for k in c..=m {
+                    a[i][k] -= f * a[c][k];
+                }
+            }
+        }
+        let mut y = vec![0.0; m];
+        for i in (0..m).rev() {
+            let s: f64 = (i + 1..m).map(|k| a[i][k] * y[k]).sum();
+            y[i] = (a[i][m] - s) / a[i][i];
+        }
+        for (x, col) in q.iter_mut().zip(0..) {
+            let d: f64 = j.iter().zip(&y).map(|(row, yi)| row[col] * yi).sum();
+            *x -= d;
+        }
+    }
+    None
 }
 
 /// A key of a keyed `forces: { key: expr }`: a joint's name as an identifier or a string.

@@ -1,0 +1,8 @@
+// Mimic joints that follow each other in a cycle: refused.
+spark::mechanics! {
+    pub struct Model {
+        urdf: "../../../../tests/ui/files/models/mimic_cycle.urdf",
+    }
+}
+
+fn main() {}
