@@ -43,7 +43,24 @@ import pinocchio as pin
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(ROOT, "tests", "models", "panda", "panda.urdf")
 BUILD = os.environ.get("PANDA_WP_BUILD", "/tmp/spark-panda-wp")
-SITE = os.path.dirname(os.path.dirname(os.path.abspath(pin.__file__)))
+
+
+def cmeel_prefix():
+    """The `cmeel.prefix` directory of the `pin` wheel (headers in include/, libraries in lib/)
+    and the site-packages that holds it. `pin` 4.x installs Pinocchio's Python package inside
+    it (site-packages/cmeel.prefix/lib/python3.X/site-packages/pinocchio), older wheels beside
+    it (site-packages/pinocchio); both are found by walking up from the package."""
+    d = os.path.dirname(os.path.abspath(pin.__file__))
+    while d != os.path.dirname(d):
+        if os.path.basename(d) == "cmeel.prefix":
+            return d, os.path.dirname(d)
+        if os.path.isdir(os.path.join(d, "cmeel.prefix")):
+            return os.path.join(d, "cmeel.prefix"), d
+        d = os.path.dirname(d)
+    raise SystemExit(f"no cmeel.prefix above {pin.__file__}: pip install pin")
+
+
+PREFIX, SITE = cmeel_prefix()
 T = 2.0
 N = 7
 
@@ -88,8 +105,14 @@ def build():
         subprocess.run(["gcc", "-O3", "-march=native", "-I", os.path.join(mj_dir, "include"), mj_src,
                         "-o", mj_bin, os.path.join(mj_dir, mj_lib), f"-Wl,-rpath,{mj_dir}", "-lm"],
                        check=True)
-    prefix = os.path.join(SITE, "cmeel.prefix")
-    eigen = os.path.join(SITE, "casadi", "include", "eigen3")
+    prefix = PREFIX
+    # Eigen's headers: a cmeel wheel's, CasADi's copy, or Debian's libeigen3-dev.
+    eigen = next((d for d in [os.path.join(PREFIX, "include", "eigen3"),
+                              os.path.join(SITE, "casadi", "include", "eigen3"),
+                              "/usr/include/eigen3"]
+                  if os.path.isdir(d)), None)
+    if eigen is None:
+        raise SystemExit("no Eigen headers: pip install casadi, or apt-get install libeigen3-dev")
     pin_src = os.path.join(ROOT, "benches", "panda_pinocchio_rk4.cpp")
     pin_bin = os.path.join(BUILD, "panda_pinocchio_rk4")
     if not newer(pin_bin, pin_src):

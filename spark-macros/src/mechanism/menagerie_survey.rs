@@ -565,7 +565,6 @@ fn menagerie_survey() {
     let out = repository_root().join("docs/menagerie.md");
     // The sections written by hand (measurements of other tools) follow this one's, from
     // `## Accelerations`, and are kept.
-    let mut doc = doc;
     if let Ok(old) = std::fs::read_to_string(&out) {
         if let Some(at) = old.find("\n## Accelerations") {
             doc.push_str(&old[at..]);

@@ -766,10 +766,12 @@ fn assemble(
             if a[c][c] == 0.0 {
                 return None;
             }
-            for i in c + 1..m {
-                let f = a[i][c] / a[c][c];
-                for k in c..=m {
-                    a[i][k] -= f * a[c][k];
+            let (top, below) = a.split_at_mut(c + 1);
+            let pivot = &top[c];
+            for row in below {
+                let f = row[c] / pivot[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot[c..]) {
+                    *x -= f * p;
                 }
             }
         }
@@ -1076,7 +1078,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
             match format {
                 Format::Urdf => match urdf::estimate(&text, options) {
                     Some(e) if e.n > 0 && !file.ends_with(".xacro") => {
-                        stub_fields(input, key_span, e.n, e.m);
+                        stub_fields(input, key_span, e.n);
                         items.extend(stub_items(&e, &input.name, span));
                     }
                     _ => mark_invalid(input, key_span),
@@ -1115,9 +1117,9 @@ fn take_floating_base(input: &mut ModelInput) -> Option<(Span, bool)> {
 }
 
 /// The fields of a model whose file has errors, sized as the file's joints would make it
-/// (`n` coordinates, `m` holonomic rows), so that its stub has those sizes and code using the
-/// model reports nothing more than the file's errors.
-fn stub_fields(input: &mut ModelInput, key_span: Span, n: usize, m: usize) {
+/// (`n` coordinates), so that its stub has that size and code using the model reports nothing
+/// more than the file's errors.
+fn stub_fields(input: &mut ModelInput, key_span: Span, n: usize) {
     let size: Expr = syn::parse_quote_spanned!(key_span=> #n);
     for (key, name) in [("coordinates", "q"), ("velocities", "v")] {
         if !input.fields.iter().any(|f| f.key == key) {
@@ -1133,8 +1135,7 @@ fn stub_fields(input: &mut ModelInput, key_span: Span, n: usize, m: usize) {
             );
         }
     }
-    let rows: Vec<TokenStream> = (0..m).map(|_| quote!(0.0)).collect();
-    prepend_rows(input, "holonomic", &rows, key_span);
+    // No constraint rows: a stub row would be a constant, reported as a mistake of its own.
     if !input.fields.iter().any(|f| f.key == "lagrangian") {
         add_field(input, "lagrangian", key_span, FieldValue::Invalid);
     }
