@@ -106,6 +106,13 @@ impl Settings {
     /// `Ok` for usable settings: `tolerance` non-negative (not NaN), `min_step` in `(0, 1]`,
     /// `max_regularization` non-negative (not NaN); otherwise
     /// [`ControlError::InvalidArgument`] naming the field.
+    ///
+    /// ```
+    /// use spark_runtime::control::ilqr::Settings;
+    /// assert!(Settings::default().check().is_ok());
+    /// // A zero smallest step would halve the line search's step forever.
+    /// assert!(Settings { min_step: 0.0, ..Settings::default() }.check().is_err());
+    /// ```
     pub fn check(&self) -> Result<(), ControlError> {
         let require = |ok: bool, what| {
             if ok {

@@ -83,7 +83,8 @@ pub struct NmpcStats {
 /// let mut s = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
 /// let mut mpc = Nmpc::<2, 1, 2, 30>::new(&s, [SVector::zeros(); 30], 2, Settings::default());
 /// for _ in 0..150 {
-///     let (u, _stats) = mpc.control(&mut model, &cost, &bounds, &s).unwrap();
+///     let (u, stats) = mpc.control(&mut model, &cost, &bounds, &s).unwrap();
+///     assert_eq!(stats.fallback, None); // every period solved, none fell back
 ///     plant.system_mut().u = u[0];
 ///     plant.step(&mut s).unwrap();
 /// }
