@@ -531,9 +531,24 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         Sys: Lagrangian<N, M, K>,
     {
         self.check_tangent_stack::<N, M, K, D>()?;
-        self.check_call::<State<N>, M, K>(state)?;
-        start::check_state(&self.sys, state, self.options.consistency_tolerance)?;
+        self.check_on_manifold::<N, M, K>(state)?;
         tangent::tangent_basis::<Sys, N, M, K, D>(&self.sys, state)
+    }
+
+    /// What a call that evaluates the model at a Lagrangian state (not a step) checks first:
+    /// [`Integrator::check_call`] and the state on its constraint manifold to
+    /// [`Options::consistency_tolerance`], as a step checks its start
+    /// ([`Error::InconsistentState`] otherwise). Shared by [`Integrator::tangent_basis`] and the
+    /// control layer's `tangent`, `dynamics` and `dynamics_jacobian`.
+    pub(crate) fn check_on_manifold<const N: usize, const M: usize, const K: usize>(
+        &self,
+        state: &State<N>,
+    ) -> Result<(), Error>
+    where
+        Sys: Lagrangian<N, M, K>,
+    {
+        self.check_call::<State<N>, M, K>(state)?;
+        start::check_state(&self.sys, state, self.options.consistency_tolerance)
     }
 
     /// The stack, in bytes, that [`Integrator::tangent_basis`] is estimated to take on this

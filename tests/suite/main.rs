@@ -19,6 +19,7 @@ mod control_ilqr;
 mod control_linearize;
 mod control_lqr;
 mod control_no_alloc;
+mod control_validation;
 mod double_pendulum;
 mod emprk;
 mod forces;

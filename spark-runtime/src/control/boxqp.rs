@@ -5,8 +5,36 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::control::dense::{cholesky, cholesky_solve};
+use crate::control::dense::{cholesky, cholesky_solve, SYMMETRY_TOLERANCE};
 use crate::control::error::ControlError;
+
+/// The checks of a box `lo ≤ x ≤ hi`: no NaN, `lo_i ≤ hi_i`, and a finite point in every
+/// interval (`lo_i < +∞`, `hi_i > −∞`; infinite bounds on the open side are "no bound").
+/// Shared by [`solve_box_qp`] and [`crate::control::ilqr::Bounds::check`].
+pub(crate) fn check_box<const U: usize>(
+    lo: &SVector<f64, U>,
+    hi: &SVector<f64, U>,
+) -> Result<(), ControlError> {
+    for i in 0..U {
+        if lo[i].is_nan() || hi[i].is_nan() {
+            return Err(ControlError::InvalidArgument {
+                what: "an input bound is NaN: give numbers, or -inf / +inf for no bound",
+            });
+        }
+        if lo[i] > hi[i] {
+            return Err(ControlError::InvalidArgument {
+                what: "an input's bounds are reversed (lo > hi): give lo <= hi",
+            });
+        }
+        if lo[i] == f64::INFINITY || hi[i] == f64::NEG_INFINITY {
+            return Err(ControlError::InvalidArgument {
+                what: "an input's box has no finite point (lo = +inf or hi = -inf): give a \
+                       finite bound, or -inf for no lower and +inf for no upper bound",
+            });
+        }
+    }
+    Ok(())
+}
 
 /// The solution of a box QP and what the backward pass needs from it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,8 +70,13 @@ fn restricted<const U: usize>(h: &SMatrix<f64, U, U>, free: &[bool; U]) -> SMatr
 }
 
 /// Solves the box QP from the start `x0` (clamped into the box first): a warm start from the
-/// previous iteration's solution saves Newton iterations. Errors when `H` restricted to the
-/// free set is not positive definite (the caller regularizes and retries) or `lo > hi`.
+/// previous iteration's solution saves Newton iterations (a non-finite `x0` starts from 0).
+///
+/// Errors, before anything is computed: [`ControlError::InvalidArgument`] when `H` is not
+/// finite and symmetric (to [`SYMMETRY_TOLERANCE`]), `g` is not finite, or the box is not
+/// usable (a NaN bound, `lo > hi`, `lo = +∞` or `hi = −∞`). Then
+/// [`ControlError::NotPositiveDefinite`] when `H` restricted to the free set is not positive
+/// definite (the caller regularizes and retries).
 ///
 /// ```
 /// use spark_runtime::control::boxqp::solve_box_qp;
@@ -63,11 +96,20 @@ pub fn solve_box_qp<const U: usize>(
     hi: &SVector<f64, U>,
     x0: &SVector<f64, U>,
 ) -> Result<BoxQp<U>, ControlError> {
-    if (0..U).any(|i| lo[i].partial_cmp(&hi[i]).is_none_or(|o| o.is_gt())) {
+    check_box(lo, hi)?;
+    if !g.iter().all(|v| v.is_finite()) {
         return Err(ControlError::InvalidArgument {
-            what: "an input bound with lo > hi (or NaN)",
+            what: "the gradient g of the box QP must be finite",
         });
     }
+    let tol = SYMMETRY_TOLERANCE * h.amax();
+    let symmetric = (0..U).all(|i| (0..i).all(|j| (h[(i, j)] - h[(j, i)]).abs() <= tol));
+    if !(h.iter().all(|v| v.is_finite()) && symmetric) {
+        return Err(ControlError::InvalidArgument {
+            what: "the Hessian H of the box QP must be finite and symmetric",
+        });
+    }
+    // `check_box` made `lo_i ≤ hi_i` with neither NaN: `clamp` cannot panic.
     let clamp = |x: &SVector<f64, U>| SVector::<f64, U>::from_fn(|i, _| x[i].clamp(lo[i], hi[i]));
     let value = |x: &SVector<f64, U>| 0.5 * x.dot(&(h * x)) + g.dot(x);
     let not_pd = ControlError::NotPositiveDefinite {

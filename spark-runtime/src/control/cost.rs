@@ -4,6 +4,8 @@
 
 use nalgebra::{SMatrix, SVector};
 
+use crate::control::dense::is_symmetric_positive;
+use crate::control::error::ControlError;
 use crate::control::vector::to_vector;
 use crate::model::State;
 
@@ -43,6 +45,16 @@ pub trait Cost<const N: usize, const U: usize, const X: usize> {
     fn stage(&self, k: usize, x: &State<N>, u: &SVector<f64, U>) -> StageCost<X, U>;
     /// The terminal cost at the last state.
     fn terminal(&self, x: &State<N>) -> TerminalCost<X>;
+
+    /// Checks the cost's own data (weights, targets) before a solver uses it: every solver
+    /// entry point ([`crate::control::ilqr::Ilqr::initialize`], `iterate`, `solve`, `restart`,
+    /// [`crate::control::nmpc::Nmpc::control`]) calls it first and returns its error with
+    /// nothing changed. The default accepts everything (the solvers still refuse non-finite
+    /// values and derivatives where they meet them); [`Quadratic`] checks its matrices and
+    /// targets. An error should say what to fix, as [`ControlError::InvalidArgument`] does.
+    fn check(&self) -> Result<(), ControlError> {
+        Ok(())
+    }
 }
 
 /// `l = ½ (x − x*)ᵀ Q (x − x*) + ½ (u − u*)ᵀ R (u − u*)`, `φ = ½ (x − x*)ᵀ Q_f (x − x*)`.
@@ -61,6 +73,10 @@ pub trait Cost<const N: usize, const U: usize, const X: usize> {
 /// let s = State::new(0.0, [3.0], [0.0]);
 /// assert_eq!(Cost::<1, 1, 2>::stage(&c, 0, &s, &SVector::from([2.0])).value, 2.0 + 0.2);
 /// assert_eq!(Cost::<1, 1, 2>::terminal(&c, &s).value, 20.0);
+/// assert!(Cost::<1, 1, 2>::check(&c).is_ok());
+/// // A NaN weight is refused before any solver runs.
+/// let bad = Quadratic::<2, 1> { r: SMatrix::from([[f64::NAN]]), ..c };
+/// assert!(Cost::<1, 1, 2>::check(&bad).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Quadratic<const X: usize, const U: usize> {
@@ -76,7 +92,47 @@ pub struct Quadratic<const X: usize, const U: usize> {
     pub u_ref: SVector<f64, U>,
 }
 
+impl<const X: usize, const U: usize> Quadratic<X, U> {
+    /// [`Cost::check`] of a quadratic cost: `Q` and `Q_f` finite, symmetric and positive
+    /// semidefinite, `R` finite, symmetric and positive definite (the backward pass needs
+    /// `Q_uu ≻ 0` without bounds), the targets `x*` and `u*` finite
+    /// ([`is_symmetric_positive`] for the tolerances).
+    pub fn check(&self) -> Result<(), ControlError> {
+        let require = |ok: bool, what| {
+            if ok {
+                Ok(())
+            } else {
+                Err(ControlError::InvalidArgument { what })
+            }
+        };
+        require(
+            is_symmetric_positive(&self.q, false),
+            "the state weight Q must be finite, symmetric and positive semidefinite",
+        )?;
+        require(
+            is_symmetric_positive(&self.qf, false),
+            "the terminal weight Q_f must be finite, symmetric and positive semidefinite",
+        )?;
+        require(
+            is_symmetric_positive(&self.r, true),
+            "the input weight R must be finite, symmetric and positive definite",
+        )?;
+        require(
+            self.x_ref.iter().all(|v| v.is_finite()),
+            "the state target x_ref must be finite",
+        )?;
+        require(
+            self.u_ref.iter().all(|v| v.is_finite()),
+            "the input target u_ref must be finite",
+        )
+    }
+}
+
 impl<const N: usize, const U: usize, const X: usize> Cost<N, U, X> for Quadratic<X, U> {
+    fn check(&self) -> Result<(), ControlError> {
+        Quadratic::check(self)
+    }
+
     fn stage(&self, _k: usize, x: &State<N>, u: &SVector<f64, U>) -> StageCost<X, U> {
         let dx = to_vector::<N, X>(x) - self.x_ref;
         let du = u - self.u_ref;

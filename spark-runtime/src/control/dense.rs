@@ -153,3 +153,83 @@ pub fn polar<const R: usize>(a: &SMatrix<f64, R, R>) -> Option<SMatrix<f64, R, R
     let orthogonal = (x.transpose() * x - SMatrix::<f64, R, R>::identity()).amax();
     (orthogonal < 1e-12).then_some(x)
 }
+
+/// The relative tolerance of [`is_symmetric_positive`]: asymmetry and (for semidefinite
+/// matrices) negative eigenvalues up to this times `max |a_ij|` count as round-off.
+pub const SYMMETRY_TOLERANCE: f64 = 1e-9;
+
+/// Whether `a` is a usable covariance or weight: every entry finite, symmetric to
+/// [`SYMMETRY_TOLERANCE`] times `max |a_ij|`, and positive definite (`definite`, a Cholesky
+/// factor of its symmetric part exists) or positive semidefinite (one exists after a shift of
+/// the diagonal by [`SYMMETRY_TOLERANCE`] times `max |a_ij|`). The zero matrix is
+/// semidefinite, not definite.
+///
+/// ```
+/// use spark_runtime::control::dense::is_symmetric_positive;
+/// use spark_runtime::nalgebra::Matrix2;
+/// let psd = Matrix2::new(1.0, -1.0, -1.0, 1.0); // rank one
+/// assert!(is_symmetric_positive(&psd, false) && !is_symmetric_positive(&psd, true));
+/// assert!(!is_symmetric_positive(&Matrix2::new(1.0, 0.0, 0.0, -1.0), false));
+/// assert!(!is_symmetric_positive(&Matrix2::new(1.0, 0.5, 0.0, 1.0), true)); // asymmetric
+/// assert!(!is_symmetric_positive(&Matrix2::new(f64::NAN, 0.0, 0.0, 1.0), false));
+/// ```
+pub fn is_symmetric_positive<const R: usize>(a: &SMatrix<f64, R, R>, definite: bool) -> bool {
+    if !a.iter().all(|x| x.is_finite()) {
+        return false;
+    }
+    let scale = a.amax();
+    let tol = SYMMETRY_TOLERANCE * scale;
+    for i in 0..R {
+        for j in 0..i {
+            if (a[(i, j)] - a[(j, i)]).abs() > tol {
+                return false;
+            }
+        }
+    }
+    let sym = (a + a.transpose()) * 0.5;
+    if definite {
+        cholesky(&sym).is_some()
+    } else {
+        // The smallest normal number keeps the zero matrix's shifted pivots positive.
+        let shift = tol + f64::MIN_POSITIVE;
+        cholesky(&(sym + SMatrix::<f64, R, R>::identity() * shift)).is_some()
+    }
+}
+
+/// Whether the spectral radius of `a` is below 1 (the discrete-time system `z⁺ = a z` is
+/// asymptotically stable), certified without eigenvalues: `ρ(a)^p ≤ ‖a^p‖_F` for every power
+/// `p`, so a power `a^(2^k)` (by repeated squaring, normalized against overflow, up to
+/// `k = 40`) of Frobenius norm below 1 proves `ρ(a) < 1`; when `ρ(a) ≥ 1` no power gets
+/// there. Spectral radii within about `1e-11` of 1 (and non-finite matrices) are not
+/// certified.
+///
+/// ```
+/// use spark_runtime::control::dense::is_schur_stable;
+/// use spark_runtime::nalgebra::Matrix2;
+/// // A large transient (the entry 100) but eigenvalues 0.9 and 0.5: stable.
+/// assert!(is_schur_stable(&Matrix2::new(0.9, 100.0, 0.0, 0.5)));
+/// assert!(!is_schur_stable(&Matrix2::new(1.0, 0.1, 0.0, 1.0))); // a double integrator
+/// assert!(!is_schur_stable(&Matrix2::new(0.0, 2.0, -2.0, 0.0))); // |λ| = 2
+/// ```
+pub fn is_schur_stable<const R: usize>(a: &SMatrix<f64, R, R>) -> bool {
+    if !a.iter().all(|x| x.is_finite()) {
+        return false;
+    }
+    // a^(2^k) = e^log_scale · b.
+    let mut b = *a;
+    let mut log_scale = 0.0f64;
+    for _ in 0..=40 {
+        let n = b.norm();
+        if n == 0.0 {
+            return true;
+        }
+        let ln_n = crate::math::ln(n);
+        if log_scale + ln_n < 0.0 {
+            return true;
+        }
+        b /= n;
+        b = b * b;
+        log_scale = 2.0 * (log_scale + ln_n);
+    }
+    false
+}

@@ -6,7 +6,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::control::dense::{cholesky, cholesky_solve};
+use crate::control::dense::{cholesky, cholesky_solve, is_symmetric_positive};
 use crate::control::error::ControlError;
 use crate::control::vector::displaced;
 use crate::integrator::Integrator;
@@ -26,9 +26,21 @@ pub struct Ekf<const N: usize, const D: usize> {
     pub covariance: SMatrix<f64, D, D>,
 }
 
+/// `Err(InvalidArgument { what })` unless `ok`.
+fn require(ok: bool, what: &'static str) -> Result<(), ControlError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ControlError::InvalidArgument { what })
+    }
+}
+
 impl<const N: usize, const D: usize> Ekf<N, D> {
     /// A filter at `state` (projected onto the manifold) with the covariance `p` on the basis
     /// there.
+    ///
+    /// Errors: [`ControlError::InvalidArgument`] unless `p` is finite, symmetric and positive
+    /// semidefinite ([`is_symmetric_positive`]); the projection's and the basis's errors.
     pub fn new<Sys, Meth, const M: usize, const K: usize, const U: usize, const X: usize>(
         sim: &Integrator<Sys, Meth>,
         state: &State<N>,
@@ -38,6 +50,11 @@ impl<const N: usize, const D: usize> Ekf<N, D> {
         Sys: Model + Dimensions<N, M, K, U, D, X>,
         Meth: Method,
     {
+        require(
+            is_symmetric_positive(p, false),
+            "the initial covariance P of the EKF must be finite, symmetric and positive \
+             semidefinite",
+        )?;
         let mut s = *state;
         sim.project(&mut s)?;
         Ok(Self {
@@ -49,7 +66,9 @@ impl<const N: usize, const D: usize> Ekf<N, D> {
 
     /// The prediction over one step with the model's current inputs: `x̂ ← step(x̂)`,
     /// `P ← A P Aᵀ + W` with `A = T1ᵀ Φ T0` and `W` the process noise on the new basis. On
-    /// error the filter is unchanged.
+    /// error the filter is unchanged (and so is `sim`): [`ControlError::InvalidArgument`]
+    /// unless `process_noise` is finite, symmetric and positive semidefinite; the step's
+    /// errors; [`ControlError::NonFinite`] when the predicted covariance overflows.
     pub fn predict<Sys, Meth, const M: usize, const K: usize, const U: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
@@ -59,9 +78,18 @@ impl<const N: usize, const D: usize> Ekf<N, D> {
         Sys: Model + Dimensions<N, M, K, U, D, X>,
         Meth: Method,
     {
+        require(
+            is_symmetric_positive(process_noise, false),
+            "the process noise W of the EKF must be finite, symmetric and positive semidefinite",
+        )?;
         let mut x = self.state;
         let lin = sim.linearize(&mut x, &self.basis)?;
         let p = lin.a * self.covariance * lin.a.transpose() + process_noise;
+        if !p.iter().all(|v| v.is_finite()) {
+            return Err(ControlError::NonFinite {
+                what: "the predicted covariance of the EKF",
+            });
+        }
         self.state = x;
         self.basis = lin.basis;
         self.covariance = (p + p.transpose()) * 0.5;
@@ -71,7 +99,10 @@ impl<const N: usize, const D: usize> Ekf<N, D> {
     /// The update with a measurement `y` of `h(x)`: `measure(x̂)` returns `h(x̂)` and
     /// `∂h/∂x` (`Y × X`); `r` is the measurement noise. The correction `T K ν` is applied,
     /// the state projected, the covariance (Joseph form) moved to the basis at the projected
-    /// state. Returns the innovation `ν`. On error the filter is unchanged.
+    /// state. Returns the innovation `ν`. On error the filter is unchanged:
+    /// [`ControlError::InvalidArgument`] unless `r` is finite, symmetric and positive definite,
+    /// `y` finite, and `measure` finite at the estimate; [`ControlError::NotPositiveDefinite`]
+    /// for a singular innovation covariance; the projection's errors.
     pub fn update<
         Sys,
         Meth,
@@ -91,7 +122,19 @@ impl<const N: usize, const D: usize> Ekf<N, D> {
         Sys: Model + Dimensions<N, M, K, U, D, X>,
         Meth: Method,
     {
+        require(
+            is_symmetric_positive(r, true),
+            "the measurement noise R of the EKF must be finite, symmetric and positive definite",
+        )?;
+        require(
+            y.iter().all(|v| v.is_finite()),
+            "the measurement y of the EKF must be finite",
+        )?;
         let (predicted, h_x) = measure(&self.state);
+        require(
+            predicted.iter().chain(h_x.iter()).all(|v| v.is_finite()),
+            "the measurement function must return a finite h(x) and ∂h/∂x at the estimate",
+        )?;
         let t = self.basis.matrix::<X>();
         let hr = h_x * t;
         let p = self.covariance;
@@ -110,6 +153,11 @@ impl<const N: usize, const D: usize> Ekf<N, D> {
         let p = ikh * p * ikh.transpose() + gain * r * gain.transpose();
         let c = basis.change_from(&self.basis);
         let p = c * p * c.transpose();
+        if !p.iter().all(|v| v.is_finite()) {
+            return Err(ControlError::NonFinite {
+                what: "the updated covariance of the EKF",
+            });
+        }
         self.state = x;
         self.basis = basis;
         self.covariance = (p + p.transpose()) * 0.5;

@@ -21,9 +21,16 @@ pub enum ControlError {
         /// How many iterations were made.
         iterations: usize,
     },
-    /// An argument is not usable (bounds with `lo > hi`, a non-finite weight).
+    /// An argument is not usable (bounds with `lo > hi`, a non-finite weight): the call
+    /// changed nothing; `what` says which argument and what it must be.
     InvalidArgument {
-        /// What is wrong.
+        /// What is wrong, and what the argument must be.
+        what: &'static str,
+    },
+    /// A quantity computed from valid arguments is not finite (an overflow, or a model or
+    /// cost evaluation that returned NaN or ±∞ at a state the iteration reached).
+    NonFinite {
+        /// Which quantity.
         what: &'static str,
     },
 }
@@ -43,6 +50,7 @@ impl core::fmt::Display for ControlError {
                 write!(f, "{what} did not converge in {iterations} iterations")
             }
             Self::InvalidArgument { what } => write!(f, "invalid argument: {what}"),
+            Self::NonFinite { what } => write!(f, "{what} is not finite"),
         }
     }
 }

@@ -18,7 +18,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::control::boxqp::solve_box_qp;
+use crate::control::boxqp::{check_box, solve_box_qp};
 use crate::control::cost::Cost;
 use crate::control::error::ControlError;
 use crate::control::vector::difference;
@@ -28,6 +28,21 @@ use crate::model::{Dimensions, Model, State};
 use crate::step::tangent::TangentBasis;
 
 /// Input bounds `lo ≤ u ≤ hi` (componentwise; ±∞ for none).
+///
+/// Usable bounds ([`Bounds::check`]) have no NaN, `lo_i ≤ hi_i` (equal: the input is fixed),
+/// and a finite point in every interval (`lo_i < +∞`, `hi_i > −∞`). The fields are public, so
+/// every solver entry point checks them first and refuses unusable bounds with
+/// [`ControlError::InvalidArgument`], changing nothing; [`Bounds::new`] checks at
+/// construction.
+///
+/// ```
+/// use spark_runtime::control::ilqr::Bounds;
+/// use spark_runtime::nalgebra::SVector;
+/// let b = Bounds::new(SVector::from([-1.0, f64::NEG_INFINITY]), SVector::from([1.0, 2.0])).unwrap();
+/// assert_eq!(b.clamp(&SVector::from([3.0, -7.0])), SVector::from([1.0, -7.0]));
+/// assert!(Bounds::new(SVector::from([1.0]), SVector::from([-1.0])).is_err()); // reversed
+/// assert!(Bounds::<1>::symmetric(f64::NAN).check().is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds<const U: usize> {
     /// Lower bounds.
@@ -37,7 +52,15 @@ pub struct Bounds<const U: usize> {
 }
 
 impl<const U: usize> Bounds<U> {
-    /// `|u_i| ≤ limit` for every input.
+    /// The bounds `lo ≤ u ≤ hi`, checked ([`Bounds::check`]).
+    pub fn new(lo: SVector<f64, U>, hi: SVector<f64, U>) -> Result<Self, ControlError> {
+        let b = Self { lo, hi };
+        b.check()?;
+        Ok(b)
+    }
+
+    /// `|u_i| ≤ limit` for every input (unchecked: a negative or NaN `limit` is refused where
+    /// the bounds are used, or by [`Bounds::check`]).
     pub fn symmetric(limit: f64) -> Self {
         Self {
             lo: SVector::repeat(-limit),
@@ -45,9 +68,23 @@ impl<const U: usize> Bounds<U> {
         }
     }
 
-    /// `u` clamped into the box.
+    /// `Ok` for usable bounds (see [`Bounds`]); otherwise
+    /// [`ControlError::InvalidArgument`] saying which rule an input's bounds break.
+    pub fn check(&self) -> Result<(), ControlError> {
+        check_box(&self.lo, &self.hi)
+    }
+
+    /// `u` clamped into the box. Never panics: an input whose bounds are unusable (NaN or
+    /// `lo > hi`) comes out NaN, which the solvers refuse.
     pub fn clamp(&self, u: &SVector<f64, U>) -> SVector<f64, U> {
-        SVector::from_fn(|i, _| u[i].clamp(self.lo[i], self.hi[i]))
+        SVector::from_fn(|i, _| {
+            let (lo, hi) = (self.lo[i], self.hi[i]);
+            if lo <= hi {
+                u[i].clamp(lo, hi)
+            } else {
+                f64::NAN
+            }
+        })
     }
 }
 
@@ -65,6 +102,40 @@ pub struct Settings {
     pub max_regularization: f64,
 }
 
+impl Settings {
+    /// `Ok` for usable settings: `tolerance` non-negative (not NaN), `min_step` in `(0, 1]`,
+    /// `max_regularization` non-negative (not NaN); otherwise
+    /// [`ControlError::InvalidArgument`] naming the field.
+    ///
+    /// ```
+    /// use spark_runtime::control::ilqr::Settings;
+    /// assert!(Settings::default().check().is_ok());
+    /// // A zero smallest step would halve the line search's step forever.
+    /// assert!(Settings { min_step: 0.0, ..Settings::default() }.check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<(), ControlError> {
+        let require = |ok: bool, what| {
+            if ok {
+                Ok(())
+            } else {
+                Err(ControlError::InvalidArgument { what })
+            }
+        };
+        require(
+            self.tolerance >= 0.0,
+            "Settings::tolerance must be a non-negative number (the default is 1e-12)",
+        )?;
+        require(
+            self.min_step > 0.0 && self.min_step <= 1.0,
+            "Settings::min_step must be in (0, 1] (the default is 1/1024)",
+        )?;
+        require(
+            self.max_regularization >= 0.0,
+            "Settings::max_regularization must be a non-negative number (the default is 1e10)",
+        )
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Self {
@@ -79,7 +150,7 @@ impl Default for Settings {
 /// A trajectory over the horizon: the start `x_0`, the states `x_1 … x_H`, the tangent bases
 /// at all of them (aligned along the trajectory), the inputs `u_0 … u_{H−1}` and the reduced
 /// linearizations `(A_k, B_k)` of each interval.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trajectory<const N: usize, const U: usize, const D: usize, const H: usize> {
     /// `x_0`.
     pub start: State<N>,
@@ -137,7 +208,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Trajectory<
 }
 
 /// The feedback policy of the last backward pass: `u_k = ū_k + α k_k + K_k T_kᵀ (x − x̄_k)`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Policy<const U: usize, const D: usize, const H: usize> {
     /// The feedforward steps `k_k`.
     pub feedforward: [SVector<f64, U>; H],
@@ -171,6 +242,27 @@ pub struct IterationStats {
     pub qp_iterations: usize,
 }
 
+/// What the last [`Ilqr::solve`] did, written on every path: also when it returns an error
+/// (the budget ran out, or an iteration failed), as acados' `get_stats` and Crocoddyl's solver
+/// attributes report a solve whatever its outcome. In [`Ilqr::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    /// Iterations made (a failed one included).
+    pub iterations: usize,
+    /// Of which accepted by the line search.
+    pub accepted: usize,
+    /// Integrator steps with Jacobian (forward passes), summed.
+    pub steps: usize,
+    /// Backward passes, summed.
+    pub backward_passes: usize,
+    /// Box-QP Newton iterations, summed.
+    pub qp_iterations: usize,
+    /// Whether the convergence test was met (`solve` returned `Ok`).
+    pub converged: bool,
+    /// The last iteration's statistics (of a failed iteration: as far as it got).
+    pub last: IterationStats,
+}
+
 /// First-order optimality of the box-constrained problem at a trajectory: with `g_k = ∂J/∂u_k`
 /// (the total cost's gradient, dynamics eliminated, by the adjoint recursion on the tangent
 /// space), the projected gradient `u − clamp(u − g)` vanishes exactly at a KKT point: `g_i = 0`
@@ -191,7 +283,13 @@ pub struct Kkt {
 }
 
 /// The iLQR / box-DDP solver and its workspace (see the module documentation).
-#[derive(Clone, Copy, Debug)]
+///
+/// Every entry point ([`Ilqr::initialize`], [`Ilqr::iterate`], [`Ilqr::solve`],
+/// [`Ilqr::restart`]) first checks its arguments (the bounds, [`Cost::check`], the settings,
+/// the start state: finite and on the constraint manifold) and returns
+/// [`ControlError::InvalidArgument`] or [`ControlError::Step`] with the solver and the
+/// integrator unchanged.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ilqr<const N: usize, const U: usize, const D: usize, const H: usize> {
     /// The current trajectory.
     pub nominal: Trajectory<N, U, D, H>,
@@ -201,6 +299,9 @@ pub struct Ilqr<const N: usize, const U: usize, const D: usize, const H: usize> 
     pub policy: Policy<U, D, H>,
     /// The current regularization `μ`.
     pub regularization: f64,
+    /// What the last [`Ilqr::solve`] did ([`SolveStats`]; [`Ilqr::iterate`] writes its
+    /// `last` field), on every path including errors.
+    pub stats: SolveStats,
 }
 
 /// The expected decrease terms `(Σ kᵀQ_u, Σ ½ kᵀQ_uu k)` of a backward pass.
@@ -221,11 +322,26 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
                 gains: [SMatrix::zeros(); H],
             },
             regularization: 0.0,
+            stats: SolveStats::default(),
         }
+    }
+
+    /// The checks every entry point makes before it changes anything.
+    fn check_arguments<C, const X: usize>(cost: &C, bounds: &Bounds<U>) -> Result<(), ControlError>
+    where
+        C: Cost<N, U, X>,
+    {
+        bounds.check()?;
+        cost.check()
     }
 
     /// Rolls the nominal inputs (clamped into `bounds`) out from the start, open loop: the
     /// trajectory, its bases and linearizations, its cost. The model's inputs are restored.
+    ///
+    /// Errors with nothing changed: unusable bounds ([`Bounds::check`]), a cost that fails
+    /// [`Cost::check`], non-finite initial inputs, a start state that is not finite or off the
+    /// constraint manifold ([`Integrator::tangent`]). Errors of the rollout itself (a step
+    /// failed, a cost not finite) leave a partial trajectory.
     pub fn initialize<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
@@ -237,8 +353,36 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
         Meth: Method,
         C: Cost<N, U, X>,
     {
+        Self::check_arguments(cost, bounds)?;
+        if !self
+            .nominal
+            .controls
+            .iter()
+            .all(|u| u.iter().all(|v| v.is_finite()))
+        {
+            return Err(ControlError::InvalidArgument {
+                what: "the initial inputs of the solver must be finite",
+            });
+        }
+        let basis = sim.tangent(&self.nominal.start)?;
+        self.initialize_from(sim, cost, bounds, basis)
+    }
+
+    /// [`Ilqr::initialize`] after its checks, with the basis at the start.
+    pub(crate) fn initialize_from<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+        basis: TangentBasis<N, D>,
+    ) -> Result<(), ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
         let saved = sim.system().inputs();
-        self.nominal.start_basis = sim.tangent(&self.nominal.start)?;
+        self.nominal.start_basis = basis;
         let controls = self.nominal.controls;
         let out = rollout(sim, cost, &mut self.nominal, |k, _| {
             bounds.clamp(&controls[k])
@@ -248,8 +392,43 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
     }
 
     /// One iteration: backward pass, then the forward pass with line search. The model's inputs
-    /// are restored.
+    /// are restored. Its statistics are also left in `self.stats.last`, on every path.
+    ///
+    /// Errors with nothing changed: unusable bounds, cost or settings, a solver not
+    /// initialized ([`Ilqr::initialize`] first). Then a backward pass that failed (`Q_uu` not
+    /// positive definite at the largest regularization, a non-finite cost derivative): the
+    /// nominal trajectory is unchanged, the policy partly overwritten.
     pub fn iterate<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+        settings: &Settings,
+    ) -> Result<IterationStats, ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
+        Self::check_arguments(cost, bounds)?;
+        settings.check()?;
+        self.check_initialized()?;
+        self.iterate_checked(sim, cost, bounds, settings)
+    }
+
+    /// [`ControlError::InvalidArgument`] unless the nominal trajectory was rolled out.
+    fn check_initialized(&self) -> Result<(), ControlError> {
+        if self.nominal.cost.is_finite() {
+            Ok(())
+        } else {
+            Err(ControlError::InvalidArgument {
+                what: "the solver has no trajectory yet: call Ilqr::initialize first",
+            })
+        }
+    }
+
+    /// [`Ilqr::iterate`] after its checks.
+    pub(crate) fn iterate_checked<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
         cost: &C,
@@ -266,6 +445,25 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
             cost: self.nominal.cost,
             ..IterationStats::default()
         };
+        let out = self.iterate_into(sim, cost, bounds, settings, &mut stats);
+        self.stats.last = stats;
+        out.map(|()| stats)
+    }
+
+    /// The iteration, its statistics written into `stats` as it goes.
+    fn iterate_into<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+        settings: &Settings,
+        stats: &mut IterationStats,
+    ) -> Result<(), ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
         let (d1, d2) = loop {
             stats.backward_passes += 1;
             match self.backward::<C, X>(cost, bounds, &mut stats.qp_iterations) {
@@ -275,7 +473,10 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
                 {
                     self.regularization = (self.regularization * 10.0).max(1e-8);
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    stats.regularization = self.regularization;
+                    return Err(e);
+                }
             }
         };
         stats.regularization = self.regularization;
@@ -326,13 +527,16 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
             self.regularization = (self.regularization * 10.0).max(1e-6);
         }
         sim.system_mut().set_inputs(&saved);
-        Ok(stats)
+        Ok(())
     }
 
     /// Iterates until an accepted iteration lowers the cost by less than
     /// `settings.tolerance (1 + cost)` (or the expected decrease is at round-off), or
     /// `settings.max_iterations`. Returns the last iteration's statistics and the number of
-    /// iterations; [`ControlError::NoConvergence`] if the budget ran out.
+    /// iterations; [`ControlError::NoConvergence`] if the budget ran out, or the error of an
+    /// iteration that failed. On every path, `self.stats` ([`SolveStats`]) holds what the
+    /// solve did: read it after an error as after success. Invalid arguments (as
+    /// [`Ilqr::iterate`]'s) return an error before anything, `self.stats` included, changes.
     pub fn solve<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
@@ -345,12 +549,24 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
         Meth: Method,
         C: Cost<N, U, X>,
     {
+        Self::check_arguments(cost, bounds)?;
+        settings.check()?;
+        self.check_initialized()?;
+        self.stats = SolveStats::default();
         for it in 1..=settings.max_iterations {
-            let s = self.iterate(sim, cost, bounds, settings)?;
+            let out = self.iterate_checked(sim, cost, bounds, settings);
+            let s = self.stats.last;
+            self.stats.iterations = it;
+            self.stats.accepted += usize::from(s.accepted);
+            self.stats.steps += s.steps;
+            self.stats.backward_passes += s.backward_passes;
+            self.stats.qp_iterations += s.qp_iterations;
+            out?;
             let decrease = s.previous_cost - s.cost;
             let converged_step = s.accepted && decrease <= settings.tolerance * (1.0 + s.cost);
             let at_round_off = s.expected_decrease <= 1e-15 * (1.0 + s.cost.abs());
             if converged_step || at_round_off {
+                self.stats.converged = true;
                 return Ok((s, it));
             }
         }
@@ -390,6 +606,13 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
             let qzz = t.tr_mul(&(st.lxx * t)) + a.tr_mul(&vzz_a);
             let quu = st.luu + b.tr_mul(&vzz_b);
             let quz = st.lux * t + b.tr_mul(&vzz_a);
+            let finite = |m: &[f64]| m.iter().all(|v| v.is_finite());
+            if !(finite(qu.as_slice()) && finite(quu.as_slice()) && finite(quz.as_slice())) {
+                return Err(ControlError::NonFinite {
+                    what: "a derivative of the backward pass (the cost's gradient or Hessian, or \
+                           the value function: an overflow)",
+                });
+            }
             let quu_reg = (quu + quu.transpose()) * 0.5 + SMatrix::<f64, U, U>::identity() * mu;
             let qp = solve_box_qp(
                 &quu_reg,
@@ -493,6 +716,10 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
     /// (`u_k = clamp(ū_k + K_k T_kᵀ (x_k − x̄_k))`, no feedforward step): the warm start of a
     /// receding-horizon solve after [`Ilqr::shift`]. The result becomes the nominal trajectory.
     /// Returns the integrator steps taken. The model's inputs are restored.
+    ///
+    /// Errors with nothing changed: unusable bounds or cost, a `start` that is not finite or
+    /// off the constraint manifold. When the rollout fails (a step, a basis), the nominal
+    /// trajectory and the policy are unchanged.
     pub fn restart<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
@@ -505,15 +732,28 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
         Meth: Method,
         C: Cost<N, U, X>,
     {
+        Self::check_arguments(cost, bounds)?;
+        let basis = sim.tangent(start)?;
+        self.restart_from(sim, cost, bounds, start, &basis)
+    }
+
+    /// [`Ilqr::restart`] after its checks, with the (unaligned) basis at `start`.
+    pub(crate) fn restart_from<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+        start: &State<N>,
+        basis: &TangentBasis<N, D>,
+    ) -> Result<usize, ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
         let saved = sim.system().inputs();
         self.candidate.start = *start;
-        self.candidate.start_basis = match sim.tangent_along(start, &self.nominal.start_basis) {
-            Ok(b) => b,
-            Err(e) => {
-                sim.system_mut().set_inputs(&saved);
-                return Err(e.into());
-            }
-        };
+        self.candidate.start_basis = basis.aligned_with(&self.nominal.start_basis)?;
         let (nominal, policy) = (&self.nominal, &self.policy);
         let law = |k: usize, x: &State<N>| {
             let z = nominal
@@ -564,6 +804,11 @@ where
             });
         }
         total += cost.stage(k, &x, &u).value;
+        if !total.is_finite() {
+            return Err(ControlError::NonFinite {
+                what: "a stage cost in a rollout (check the cost's weights and targets)",
+            });
+        }
         sim.system_mut().set_inputs(&u);
         let lin = sim.linearize(&mut x, &basis)?;
         basis = lin.basis;
@@ -574,6 +819,11 @@ where
         out.b[k] = lin.b;
     }
     total += cost.terminal(&x).value;
+    if !total.is_finite() {
+        return Err(ControlError::NonFinite {
+            what: "the terminal cost of a rollout (check the cost's weights and targets)",
+        });
+    }
     out.cost = total;
     Ok(H)
 }

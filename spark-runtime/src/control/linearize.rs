@@ -11,7 +11,7 @@ use crate::method::Method;
 use crate::model::{Dimensions, Model, State};
 use crate::step::jacobian::StepJacobian;
 use crate::step::multipliers::accelerations;
-use crate::step::tangent::{tangent_basis, TangentBasis};
+use crate::step::tangent::TangentBasis;
 
 /// One step's linearization: the full matrices and the reduced ones on the tangent bases at
 /// the start (`T0`, given) and at the end (`T1`, aligned with `T0`).
@@ -55,6 +55,11 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// model: no turbofish. A size written wrongly (`TangentBasis<3, 5>` for a model whose
     /// tangent space has dimension 4) is an unsatisfied `Dimensions` bound at that line.
     ///
+    /// Errors as [`Integrator::tangent_basis`]: [`Error::NonFiniteState`],
+    /// [`Error::NonFiniteParameter`], [`Error::InconsistentState`] off the constraint manifold
+    /// (as [`Integrator::acceleration`]; [`Integrator::project`] makes a state consistent),
+    /// [`Error::SingularJacobian`], [`Error::StackTooLarge`].
+    ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};
     ///
@@ -71,6 +76,11 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// let s = State::new(0.0, [0.6, -0.8], [0.8, 0.6]);
     /// let t = sim.tangent(&s).unwrap(); // TangentBasis<2, 2>
     /// assert_eq!(t.q.ncols(), 2);
+    /// // Off the circle: refused.
+    /// assert!(matches!(
+    ///     sim.tangent(&State::new(0.0, [0.7, -0.8], [0.0, 0.0])),
+    ///     Err(spark::Error::InconsistentState { .. })
+    /// ));
     /// ```
     pub fn tangent<
         const N: usize,
@@ -87,8 +97,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         Sys: Dimensions<N, M, K, U, D, X>,
     {
         let () = <Sys as Dimensions<N, M, K, U, D, X>>::CONSISTENT;
-        self.check_tangent_stack::<N, M, K, D>()?;
-        tangent_basis::<Sys, N, M, K, D>(self.system(), state)
+        self.tangent_basis::<N, M, K, D>(state)
     }
 
     /// The tangent basis at `state` nearest to `previous` (a basis at a nearby state, or at the
@@ -178,8 +187,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// saddle system of the equations of motion and the constraints at acceleration level
     /// ([`Integrator::multipliers`]). The model's inputs are restored afterwards.
     ///
-    /// Errors: [`Error::NonFiniteState`], [`Error::NonFiniteParameter`],
-    /// [`Error::SingularJacobian`] (dependent constraints).
+    /// Errors (the model's inputs restored): [`Error::NonFiniteState`],
+    /// [`Error::NonFiniteParameter`] (a parameter, or an input of `u`),
+    /// [`Error::InconsistentState`] off the constraint manifold (as
+    /// [`Integrator::acceleration`]), [`Error::SingularJacobian`] (dependent constraints).
     pub fn dynamics<
         const N: usize,
         const M: usize,
@@ -195,10 +206,36 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     where
         Sys: Dimensions<N, M, K, U, D, X>,
     {
+        self.evaluate_dynamics::<N, M, K, U, D, X>(state, u, true)
+    }
+
+    /// [`Integrator::dynamics`], its checks of `state` made only when `check` (the central
+    /// differences of [`Integrator::dynamics_jacobian`] evaluate off the manifold).
+    fn evaluate_dynamics<
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+        const D: usize,
+        const X: usize,
+    >(
+        &mut self,
+        state: &State<N>,
+        u: &SVector<f64, U>,
+        check: bool,
+    ) -> Result<SVector<f64, X>, Error>
+    where
+        Sys: Dimensions<N, M, K, U, D, X>,
+    {
         let () = <Sys as Dimensions<N, M, K, U, D, X>>::CONSISTENT;
         let saved = self.system().inputs();
         self.system_mut().set_inputs(u);
-        let out = accelerations::<Sys, N, M, K>(self.system(), state);
+        let checked = if check {
+            self.check_on_manifold::<N, M, K>(state)
+        } else {
+            Ok(())
+        };
+        let out = checked.and_then(|()| accelerations::<Sys, N, M, K>(self.system(), state));
         self.system_mut().set_inputs(&saved);
         let (a, _) = out?;
         Ok(to_vector::<N, X>(&State {
@@ -212,6 +249,10 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     /// `6e-6 (1 + |x_i|)`, relative accuracy about 1e-10), full and reduced on `basis` (a basis
     /// at `state`): `ẋ ≈ f + f_x δx + f_u δu`, and on the manifold `ż = A z + B δu`. For
     /// collocation and multiple-shooting transcriptions of one's own.
+    ///
+    /// Errors as [`Integrator::dynamics`] at `state` (which must be on the constraint
+    /// manifold; the perturbed points of the differences are not checked), and
+    /// [`Error::NonFiniteEvaluation`] when `basis` or a difference is not finite.
     ///
     /// ```
     /// use spark::{GaussLobatto, Integrator, State};
@@ -253,7 +294,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     where
         Sys: Dimensions<N, M, K, U, D, X>,
     {
-        let f = self.dynamics(state, u)?;
+        let f = self.evaluate_dynamics::<N, M, K, U, D, X>(state, u, true)?;
         let x = to_vector::<N, X>(state);
         let mut f_x = SMatrix::<f64, X, X>::zeros();
         for j in 0..X {
@@ -261,8 +302,8 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             let (mut xp, mut xm) = (x, x);
             xp[j] += e;
             xm[j] -= e;
-            let fp = self.dynamics(&from_vector::<N, X>(state.t, &xp), u)?;
-            let fm = self.dynamics(&from_vector::<N, X>(state.t, &xm), u)?;
+            let fp = self.evaluate_dynamics(&from_vector::<N, X>(state.t, &xp), u, false)?;
+            let fm = self.evaluate_dynamics(&from_vector::<N, X>(state.t, &xm), u, false)?;
             f_x.set_column(j, &((fp - fm) / (2.0 * e)));
         }
         let mut f_u = SMatrix::<f64, X, U>::zeros();
@@ -271,17 +312,30 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             let (mut up, mut um) = (*u, *u);
             up[j] += e;
             um[j] -= e;
-            let fp = self.dynamics(state, &up)?;
-            let fm = self.dynamics(state, &um)?;
+            let fp = self.evaluate_dynamics(state, &up, false)?;
+            let fm = self.evaluate_dynamics(state, &um, false)?;
             f_u.set_column(j, &((fp - fm) / (2.0 * e)));
         }
         let t = basis.matrix::<X>();
-        Ok(ContinuousDynamics {
+        let out = ContinuousDynamics {
             f,
             f_x,
             f_u,
             a: t.tr_mul(&(f_x * t)),
             b: t.tr_mul(&f_u),
-        })
+        };
+        let finite = |m: &[f64]| m.iter().all(|v| v.is_finite());
+        let all = [
+            out.f_x.as_slice(),
+            out.f_u.as_slice(),
+            out.a.as_slice(),
+            out.b.as_slice(),
+        ];
+        if !all.into_iter().all(finite) {
+            return Err(Error::NonFiniteEvaluation {
+                what: "the dynamics' Jacobian (a non-finite basis, or an overflow)",
+            });
+        }
+        Ok(out)
     }
 }

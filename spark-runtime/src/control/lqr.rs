@@ -4,8 +4,24 @@
 
 use nalgebra::SMatrix;
 
-use crate::control::dense::{cholesky, cholesky_solve, inverse};
+use crate::control::dense::{
+    cholesky, cholesky_solve, inverse, is_schur_stable, is_symmetric_positive,
+};
 use crate::control::error::ControlError;
+
+/// `Err(InvalidArgument { what })` unless `ok`.
+fn require(ok: bool, what: &'static str) -> Result<(), ControlError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ControlError::InvalidArgument { what })
+    }
+}
+
+/// Whether every entry of `m` is finite.
+fn finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
+    m.iter().all(|x| x.is_finite())
+}
 
 /// A discrete LQR solution: the gain `K` (`u = −K z`) and the cost-to-go `P` (`zᵀ P z`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,6 +36,11 @@ pub struct Lqr<const D: usize, const U: usize> {
 
 /// One backward step of the Riccati recursion from the cost-to-go `p_next` at `k + 1`: the gain
 /// and the cost-to-go at `k`, for `z⁺ = A z + B u` with the stage cost `zᵀQz + uᵀRu`.
+///
+/// Errors: [`ControlError::InvalidArgument`] when `A` or `B` has a non-finite entry, or `Q`,
+/// `R` or `p_next` is not finite, symmetric and positive semidefinite
+/// ([`is_symmetric_positive`]); [`ControlError::NotPositiveDefinite`] when `R + Bᵀ P B` is
+/// singular (make `R` positive definite).
 ///
 /// ```
 /// use spark_runtime::control::lqr::riccati_step;
@@ -36,6 +57,34 @@ pub fn riccati_step<const D: usize, const U: usize>(
     r: &SMatrix<f64, U, U>,
     p_next: &SMatrix<f64, D, D>,
 ) -> Result<Lqr<D, U>, ControlError> {
+    require(
+        finite(a) && finite(b),
+        "A and B of the Riccati step must be finite",
+    )?;
+    require(
+        is_symmetric_positive(q, false),
+        "Q of the Riccati step must be finite, symmetric and positive semidefinite",
+    )?;
+    require(
+        is_symmetric_positive(r, false),
+        "R of the Riccati step must be finite, symmetric and positive semidefinite \
+         (positive definite for a unique gain)",
+    )?;
+    require(
+        is_symmetric_positive(p_next, false),
+        "the cost-to-go P of the Riccati step must be finite, symmetric and positive semidefinite",
+    )?;
+    riccati_unchecked(a, b, q, r, p_next)
+}
+
+/// [`riccati_step`] after its checks.
+fn riccati_unchecked<const D: usize, const U: usize>(
+    a: &SMatrix<f64, D, D>,
+    b: &SMatrix<f64, D, U>,
+    q: &SMatrix<f64, D, D>,
+    r: &SMatrix<f64, U, U>,
+    p_next: &SMatrix<f64, D, D>,
+) -> Result<Lqr<D, U>, ControlError> {
     let pb = p_next * b;
     let s = r + b.tr_mul(&pb);
     let l = cholesky(&s).ok_or(ControlError::NotPositiveDefinite {
@@ -43,6 +92,11 @@ pub fn riccati_step<const D: usize, const U: usize>(
     })?;
     let gain = cholesky_solve(&l, &pb.tr_mul(a));
     let p = q + a.tr_mul(&(p_next * a)) - a.tr_mul(&pb) * gain;
+    if !(finite(&gain) && finite(&p)) {
+        return Err(ControlError::NonFinite {
+            what: "the Riccati step's gain or cost-to-go (an overflow: scale A, B, Q and R)",
+        });
+    }
     Ok(Lqr {
         gain,
         cost_to_go: (p + p.transpose()) * 0.5,
@@ -53,6 +107,28 @@ pub fn riccati_step<const D: usize, const U: usize>(
 /// The infinite-horizon LQR of `z⁺ = A z + B u` with the cost `Σ zᵀQz + uᵀRu`: the stabilizing
 /// solution of the DARE by the structured doubling algorithm (quadratic convergence; `(A, B)`
 /// stabilizable, `(A, Q^½)` detectable, `R` positive definite), polished by one Riccati step.
+///
+/// The result is checked: the closed loop `A − B K` must be stable (spectral radius below 1,
+/// [`is_schur_stable`]). An undetectable unstable mode (one `Q` does not weigh) makes `P = 0`
+/// on it a solution of the equation that leaves the mode unstable: that is an error, not a
+/// gain.
+///
+/// Errors: [`ControlError::InvalidArgument`] for a non-finite `A` or `B`, a `Q` that is not
+/// finite, symmetric and positive semidefinite, an `R` that is not symmetric positive
+/// definite, or a pair for which no stabilizing solution was found (`(A, B)` not stabilizable
+/// or `(A, Q^½)` not detectable); [`ControlError::NoConvergence`] when the doubling iteration
+/// does not converge.
+///
+/// ```
+/// use spark_runtime::control::lqr::dare;
+/// use spark_runtime::nalgebra::SMatrix;
+/// let one = SMatrix::<f64, 1, 1>::identity();
+/// // z⁺ = 2 z + u with no weight on z: u = 0 is "optimal" and unstable.
+/// assert!(dare(&(one * 2.0), &one, &SMatrix::zeros(), &one).is_err());
+/// // Weighing z, the gain stabilizes it: P = 2 + √5, K = 2P / (1 + P).
+/// let lqr = dare(&(one * 2.0), &one, &one, &one).unwrap();
+/// assert!((lqr.cost_to_go[0] - (2.0 + 5f64.sqrt())).abs() < 1e-12);
+/// ```
 ///
 /// ```
 /// use spark_runtime::control::lqr::dare;
@@ -71,13 +147,18 @@ pub fn dare<const D: usize, const U: usize>(
     q: &SMatrix<f64, D, D>,
     r: &SMatrix<f64, U, U>,
 ) -> Result<Lqr<D, U>, ControlError> {
-    let finite = a.iter().chain(b.iter()).chain(q.iter()).chain(r.iter());
-    if !finite.into_iter().all(|x| x.is_finite()) {
-        return Err(ControlError::InvalidArgument {
-            what: "a non-finite entry in A, B, Q or R",
-        });
-    }
-    let lr = cholesky(r).ok_or(ControlError::NotPositiveDefinite { what: "R" })?;
+    require(finite(a) && finite(b), "A and B of the DARE must be finite")?;
+    require(
+        is_symmetric_positive(q, false),
+        "Q of the DARE must be finite, symmetric and positive semidefinite",
+    )?;
+    require(
+        is_symmetric_positive(r, true),
+        "R of the DARE must be finite, symmetric and positive definite",
+    )?;
+    let lr = cholesky(r).ok_or(ControlError::NotPositiveDefinite {
+        what: "R of the DARE",
+    })?;
     let id = SMatrix::<f64, D, D>::identity();
     // A_k, G_k = B R⁻¹ Bᵀ, H_k → P.
     let mut ak = *a;
@@ -99,7 +180,14 @@ pub fn dare<const D: usize, const U: usize>(
             break;
         }
         if change <= 1e-15 * hk.amax() {
-            let polished = riccati_step(a, b, q, r, &hk)?;
+            let polished = riccati_unchecked(a, b, q, r, &hk)?;
+            if !is_schur_stable(&(a - b * polished.gain)) {
+                return Err(ControlError::InvalidArgument {
+                    what: "the DARE has no stabilizing solution for these matrices: A − B K is \
+                           unstable. Make (A, B) stabilizable (the inputs must reach every \
+                           unstable mode) and (A, Q) detectable (Q must weigh every unstable mode)",
+                });
+            }
             return Ok(Lqr {
                 iterations: it,
                 ..polished

@@ -3,6 +3,13 @@
 //! measured state ([`Ilqr::restart`]: a warm start that holds an unstable plant where a plain
 //! shift of the inputs does not), then a fixed number of iLQR iterations refines it, and the
 //! first input is applied.
+//!
+//! A control period never aborts on a numerical failure: when the warm-start rollout, a
+//! linearization or a backward pass fails, [`Nmpc::control`] still returns an input (the
+//! first of the best plan at hand: the shifted previous plan, or the last iterate) and reports
+//! the failure in [`NmpcStats::fallback`], as acados returns a status with its input and
+//! Crocoddyl a flag with its solution. `Err` is kept for invalid input (bounds, cost, settings,
+//! a measured state off the manifold), which leaves the driver and the model untouched.
 
 use nalgebra::SVector;
 
@@ -16,7 +23,8 @@ use crate::model::{Dimensions, Model, State};
 /// What one control period's solve cost and reached.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NmpcStats {
-    /// iLQR iterations made (the budget).
+    /// iLQR iterations made (the budget; fewer when one failed, none when the warm start
+    /// failed).
     pub iterations: usize,
     /// Of which accepted by the line search.
     pub accepted: usize,
@@ -30,6 +38,12 @@ pub struct NmpcStats {
     pub cost: f64,
     /// The decrease still predicted by the last backward pass (0 at a solution).
     pub expected_decrease: f64,
+    /// `Some(e)` when this period's solve failed with `e` (the warm-start rollout, a
+    /// linearization, a backward pass) and the input is a fallback: the first input of the
+    /// shifted previous plan if the warm start failed (of the initial inputs in the first
+    /// period), else of the plan as the last successful iteration left it. `None` when every
+    /// step of the period ran. `cost` is then the cost of the plan the input comes from.
+    pub fallback: Option<ControlError>,
 }
 
 /// The NMPC driver: the solver workspace (horizon `H`) and the iteration budget per period.
@@ -69,13 +83,14 @@ pub struct NmpcStats {
 /// let mut s = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
 /// let mut mpc = Nmpc::<2, 1, 2, 30>::new(&s, [SVector::zeros(); 30], 2, Settings::default());
 /// for _ in 0..150 {
-///     let (u, _stats) = mpc.control(&mut model, &cost, &bounds, &s).unwrap();
+///     let (u, stats) = mpc.control(&mut model, &cost, &bounds, &s).unwrap();
+///     assert_eq!(stats.fallback, None); // every period solved, none fell back
 ///     plant.system_mut().u = u[0];
 ///     plant.step(&mut s).unwrap();
 /// }
 /// assert!((s.q[0] - 0.3).abs() < 0.01, "{}", s.q[0]);
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Nmpc<const N: usize, const U: usize, const D: usize, const H: usize> {
     /// The solver, its trajectory and policy.
     pub solver: Ilqr<N, U, D, H>,
@@ -121,8 +136,15 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, 
 
     /// The input for the period starting at the measured `state`, and what it cost. The first
     /// call rolls out the initial inputs; later ones shift the horizon and warm-start with the
-    /// previous policy. `sim` is the prediction model (its inputs are restored). On error the
-    /// horizon may have moved on; the next call continues from it.
+    /// previous policy. `sim` is the prediction model (its inputs are restored).
+    ///
+    /// Numerical failures do not abort the period: the input is then a fallback, reported in
+    /// [`NmpcStats::fallback`] (see the module documentation), and the next call continues
+    /// from the shifted plan. `Err` only for invalid input, checked before anything changes:
+    /// unusable `bounds` ([`Bounds::check`]), a `cost` that fails [`Cost::check`], unusable
+    /// settings ([`Settings::check`]), non-finite initial inputs (first period), a `state` that
+    /// is not finite or off the constraint manifold ([`Integrator::tangent`]); the driver and
+    /// `sim` are then unchanged.
     pub fn control<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
@@ -135,29 +157,60 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Nmpc<N, U, 
         Meth: Method,
         C: Cost<N, U, X>,
     {
+        // Invalid input: refused before anything changes.
+        bounds.check()?;
+        cost.check()?;
+        self.settings.check()?;
+        let finite = |u: &SVector<f64, U>| u.iter().all(|v| v.is_finite());
+        if !self.started && !self.solver.nominal.controls.iter().all(finite) {
+            return Err(ControlError::InvalidArgument {
+                what: "the initial inputs of the NMPC driver must be finite",
+            });
+        }
+        let basis = sim.tangent(state)?;
+
         let mut stats = NmpcStats::default();
-        if self.started {
+        let warm = if self.started {
             if self.shift_next {
                 self.solver.shift();
             }
-            stats.steps += self.solver.restart(sim, cost, bounds, state)?;
+            self.solver
+                .restart_from(sim, cost, bounds, state, &basis)
+                .map(|steps| stats.steps += steps)
         } else {
             self.solver.nominal.start = *state;
-            self.solver.initialize(sim, cost, bounds)?;
+            let out = self.solver.initialize_from(sim, cost, bounds, basis);
             stats.steps += H;
-            self.started = true;
-        }
-        self.shift_next = true;
-        for _ in 0..self.iterations {
-            let s = self.solver.iterate(sim, cost, bounds, &self.settings)?;
-            stats.iterations += 1;
-            stats.accepted += usize::from(s.accepted);
-            stats.steps += s.steps;
-            stats.backward_passes += s.backward_passes;
-            stats.qp_iterations += s.qp_iterations;
-            stats.expected_decrease = s.expected_decrease;
+            // A failed first rollout leaves the driver unstarted: the next period rolls the
+            // initial inputs out again from its own state.
+            self.started = out.is_ok();
+            out
+        };
+        self.shift_next = self.started;
+        match warm {
+            Err(e) => stats.fallback = Some(e),
+            Ok(()) => {
+                for _ in 0..self.iterations {
+                    let out = self
+                        .solver
+                        .iterate_checked(sim, cost, bounds, &self.settings);
+                    let s = self.solver.stats.last;
+                    stats.iterations += 1;
+                    stats.accepted += usize::from(s.accepted);
+                    stats.steps += s.steps;
+                    stats.backward_passes += s.backward_passes;
+                    stats.qp_iterations += s.qp_iterations;
+                    stats.expected_decrease = s.expected_decrease;
+                    if let Err(e) = out {
+                        stats.fallback = Some(e);
+                        break;
+                    }
+                }
+            }
         }
         stats.cost = self.solver.nominal.cost;
-        Ok((self.solver.nominal.controls[0], stats))
+        // Within the bounds already, except after a failed first rollout or when the bounds
+        // changed since the plan was made.
+        Ok((bounds.clamp(&self.solver.nominal.controls[0]), stats))
     }
 }
