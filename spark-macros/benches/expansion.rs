@@ -28,6 +28,8 @@ mod lower;
 mod mechanism;
 #[path = "../src/model.rs"]
 mod model;
+#[path = "../src/params.rs"]
+mod params;
 #[path = "../src/parse.rs"]
 mod parse;
 #[path = "../src/saddle.rs"]

@@ -9,7 +9,7 @@ use syn::{Expr, Ident};
 
 use crate::ctxt::Ctxt;
 use crate::lower::{find_ident, show, POISON};
-use crate::model::{Param, Vars};
+use crate::params::{Param, Vars};
 use crate::sym::{Arena, Id};
 
 /// What the checks look at.

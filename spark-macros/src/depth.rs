@@ -14,7 +14,7 @@
 //!   syn builds (a chain of `n` binary operators, `n` prefix operators, `n` method calls or `n`
 //!   call or index postfixes nest `n` deep).
 //!
-//! The offending group or segment is replaced by the name [`crate::unroll::REPORTED`], which
+//! The offending group or segment is replaced by the name [`REPORTED`], which
 //! lowering turns into its placeholder: the rest of the model is still parsed and checked,
 //! so every other mistake is reported too and the model's struct still exists.
 //!
@@ -22,6 +22,11 @@
 //! and `unroll` folds it into a balanced tree (depth `log2 n`).
 
 use std::cell::Cell;
+
+/// The name that stands for an expression whose error `depth` or `unroll` has reported
+/// (it starts with `unroll::PREFIX`): lowering turns it into its placeholder, so that no later
+/// check reports the same mistake again.
+pub const REPORTED: &str = "__spark_reported";
 
 use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
 
@@ -268,7 +273,7 @@ impl Level {
 
 /// The placeholder name lowering skips (its error is already reported).
 fn placeholder(span: Span) -> Ident {
-    Ident::new(crate::unroll::REPORTED, span)
+    Ident::new(REPORTED, span)
 }
 
 /// `,` and `;`: the end of a list item, a field or a statement.

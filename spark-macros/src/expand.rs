@@ -4,7 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
-use crate::model::{Form, Model, Stub, Vars};
+use crate::model::{Form, Model};
+use crate::params::{Stub, Vars};
 use crate::parse::{self, ModelInput};
 use crate::sym::{self, Arena, Id};
 
@@ -18,7 +19,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(p) => p,
         Err(mut e) => {
             too_deep.into_iter().for_each(|d| e.combine(d));
-            return parse::fallback(input, e);
+            return fallback(input, e);
         }
     };
     parsed.errors.splice(0..0, too_deep);
@@ -133,7 +134,7 @@ fn body(model: &Model, outputs: &[Id]) -> Body {
     let params: Vec<TokenStream> = model
         .params
         .iter()
-        .map(crate::model::Param::access)
+        .map(crate::params::Param::access)
         .collect();
     let var_expr = move |i: usize| -> TokenStream {
         if i == Vars::TIME {
@@ -415,12 +416,12 @@ fn emit_header(model: &Model) -> TokenStream {
     let param_reads: Vec<TokenStream> = model
         .params
         .iter()
-        .map(crate::model::Param::access)
+        .map(crate::params::Param::access)
         .collect();
     let param_strs: Vec<String> = model
         .params
         .iter()
-        .map(crate::model::Param::shown)
+        .map(crate::params::Param::shown)
         .collect();
 
     quote! {
@@ -578,7 +579,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
         .params
         .iter()
         .filter(|p| p.input)
-        .map(crate::model::Param::access)
+        .map(crate::params::Param::access)
         .collect();
     let (nu, input_index) = (input_fields.len(), 0..input_fields.len());
     let (dd, xx) = ((2 * n).saturating_sub(2 * m + kk), 2 * n);
@@ -1314,7 +1315,7 @@ struct StructDecl<'a> {
     vis: &'a syn::Visibility,
     name: &'a syn::Ident,
     /// Parameters, then inputs.
-    params: &'a [crate::model::Param],
+    params: &'a [crate::params::Param],
     n: usize,
     holonomic: usize,
     coords: &'a [String],
@@ -1409,7 +1410,7 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
         params
             .iter()
             .filter(|p| p.input == input)
-            .map(crate::model::Param::shown)
+            .map(crate::params::Param::shown)
             .collect()
     };
     let (param_strs, input_strs) = (names(false), names(true));
@@ -1455,6 +1456,34 @@ fn emit_struct(d: &StructDecl) -> TokenStream {
             pub const PARAMETER_NAMES: [&'static str; #p_count] = [#(#param_strs),*];
             /// Names of the control inputs, in order.
             pub const INPUT_NAMES: [&'static str; #u_count] = [#(#input_strs),*];
+        }
+    }
+}
+
+/// What to emit when the input does not even parse: the error, plus a stub of the intended
+/// name when one can be found (see [`parse::recover`]), so that the user's other code still
+/// type-checks. When the body is recovered too it is checked as usual: its own errors are
+/// reported along with this one, and the stub has its parameters and constants.
+pub fn fallback(input: TokenStream, err: syn::Error) -> TokenStream {
+    match parse::recover(input) {
+        None => err.to_compile_error(),
+        Some(parse::Recovered::Name(attrs, vis, name)) => {
+            let mut out = err.to_compile_error();
+            out.extend(emit_stub(&Stub::empty(attrs, vis, name)));
+            out
+        }
+        Some(parse::Recovered::Model(mut model)) => {
+            model.errors.insert(0, err.clone());
+            match crate::model::build(model) {
+                Err(failed) => {
+                    let (errors, stub) = *failed;
+                    let mut out = errors.to_compile_error();
+                    out.extend(emit_stub(&stub));
+                    out
+                }
+                // Not reached: the header's error is among the model's errors.
+                Ok(_) => err.to_compile_error(),
+            }
         }
     }
 }

@@ -17,7 +17,7 @@ use syn::{Expr, Ident};
 
 use crate::ctxt::Ctxt;
 use crate::lower::{find_ident, POISON};
-use crate::model::{Param, Vars};
+use crate::params::{Param, Vars};
 use crate::parse::ExprList;
 use crate::sym::{Arena, Id};
 

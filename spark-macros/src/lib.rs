@@ -17,6 +17,7 @@ mod forces;
 mod lower;
 mod mechanism;
 mod model;
+mod params;
 mod parse;
 mod saddle;
 mod sym;

@@ -11,7 +11,6 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::{braced, bracketed, Attribute, Expr, Ident, Token, Visibility};
 
 use crate::ctxt::with_help;
-use crate::model::Stub;
 
 /// The names of the fields a model may have, in the order the docs list them.
 pub const FIELD_NAMES: &[&str] = &[
@@ -412,38 +411,10 @@ impl Parse for ModelInput {
     }
 }
 
-/// What to emit when the input does not even parse: the error, plus a stub of the intended
-/// name when one can be found (see [`recover`]), so that the user's other code still
-/// type-checks. When the body is recovered too it is checked as usual: its own errors are
-/// reported along with this one, and the stub has its parameters and constants.
-pub fn fallback(input: TokenStream, err: syn::Error) -> TokenStream {
-    match recover(input) {
-        None => err.to_compile_error(),
-        Some(Recovered::Name(stub)) => {
-            let mut out = err.to_compile_error();
-            out.extend(crate::expand::emit_stub(&stub));
-            out
-        }
-        Some(Recovered::Model(mut model)) => {
-            model.errors.insert(0, err.clone());
-            match crate::model::build(model) {
-                Err(failed) => {
-                    let (errors, stub) = *failed;
-                    let mut out = errors.to_compile_error();
-                    out.extend(crate::expand::emit_stub(&stub));
-                    out
-                }
-                // Not reached: the header's error is among the model's errors.
-                Ok(_) => err.to_compile_error(),
-            }
-        }
-    }
-}
-
 /// What [`recover`] finds of a model whose header does not parse.
-enum Recovered {
-    /// Only the name (and what precedes it): the stub of an empty model.
-    Name(Stub),
+pub enum Recovered {
+    /// Only the name and what precedes it (attributes, visibility): the stub of an empty model.
+    Name(Vec<Attribute>, Visibility, Ident),
     /// The name and a body, parsed as a model of that name.
     Model(ModelInput),
 }
@@ -451,7 +422,7 @@ enum Recovered {
 /// The name of a model whose header does not parse: the identifier after `struct`, or, when
 /// `struct` is missing, an identifier directly followed by a `{ ... }` body. The attributes and
 /// visibility before it are kept when they parse; the body is the first `{ ... }` after it.
-fn recover(input: TokenStream) -> Option<Recovered> {
+pub fn recover(input: TokenStream) -> Option<Recovered> {
     let tokens: Vec<TokenTree> = input.into_iter().collect();
     let is_body =
         |t: &TokenTree| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
@@ -485,6 +456,6 @@ fn recover(input: TokenStream) -> Option<Recovered> {
             model.vis = vis;
             Some(Recovered::Model(model))
         }
-        _ => Some(Recovered::Name(Stub::empty(attrs, vis, name.clone()))),
+        _ => Some(Recovered::Name(attrs, vis, name.clone())),
     }
 }

@@ -40,9 +40,7 @@ mod helpers;
 /// The start of every name the expansion makes up (elements, helper locals, [`REPORTED`]).
 pub const PREFIX: &str = "__spark";
 
-/// The name that stands for an expression whose error `unroll` has reported: lowering turns it
-/// into its placeholder, so that no later check reports the same mistake again.
-pub const REPORTED: &str = "__spark_reported";
+pub use crate::depth::REPORTED;
 
 /// How deep helper calls may nest (helpers cannot recurse, so this only guards the guard).
 const MAX_INLINE_DEPTH: usize = 64;

@@ -14,7 +14,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
 use crate::expand::expand;
-use crate::model::{build, Vars};
+use crate::model::build;
+use crate::params::Vars;
 use crate::parse::ModelInput;
 
 /// What one expansion produced.

@@ -10,7 +10,8 @@ use proptest::prelude::*;
 use quote::{format_ident, quote};
 
 use crate::expand::derivatives;
-use crate::model::{build, Model, Vars};
+use crate::model::{build, Model};
+use crate::params::Vars;
 use crate::parse::ModelInput;
 
 type D = HyperDual64;
