@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Compares the Cortex-M4F output with the host output and reports sizes and speed.
+"""Compares a Cortex-M output (the M4F's or the M7's) with the host output and reports sizes
+and speed.
 
-Usage: check.py TARGET_OUT HOST_OUT ELF WALL_SECONDS
+Usage: check.py TARGET_OUT HOST_OUT ELF WALL_SECONDS [CPU]
+
+CPU (default "cortex-m4f") names the target in the last line,
+`CPU nmpc instructions per period: median N, worst X`.
 
 Every line of src/scenario.rs's runs must be in both outputs, with the same words, and every
 number must agree to TOL relative to 1 + |host value|. Lines starting with '#' are reports, not
@@ -148,13 +152,13 @@ def nmpc_report(target_path):
                   "of emulator CPU time")
     if calibration is None or not periods or plan is None:
         print("MISSING: the NMPC hold's instruction and stack report")
-        return False
+        return False, None
     expected, counted = calibration
     # The count is to a SysTick tick (1000 instructions).
     if abs(counted - expected) > 1000:
         print(f"FAILED: the instruction counter counted {counted} for a loop of {expected} "
               "instructions (is qemu running with -icount shift=0?)")
-        return False
+        return False, None
     print(f"instruction counter: a loop of {expected} instructions counted as {counted} "
           "(SysTick on the 1 MHz reference clock under -icount shift=0: 1000 instructions a tick)")
     if workspace:
@@ -186,14 +190,16 @@ def nmpc_report(target_path):
               f"instructions; the other {len(others)} periods took "
               f"{', '.join(str(n) for n in others)} steps")
     print(f"NMPC control period stack: {min(stacks)} to {max(stacks)} bytes")
-    return ok
+    return ok, (median, counts[-1])
 
 
 def main():
     target_path, host_path, elf, wall = sys.argv[1:5]
+    cpu = sys.argv[5] if len(sys.argv) > 5 else "cortex-m4f"
     wall = float(wall)
     ok = compare(target_path, host_path)
-    ok = nmpc_report(target_path) and ok
+    nmpc_ok, per_period = nmpc_report(target_path)
+    ok = nmpc_ok and ok
 
     text, data, bss = elf_sizes(elf)
     stack = None
@@ -223,6 +229,9 @@ def main():
           f"NMPC hold included)")
     for words in comments(host_path):
         print("host:", " ".join(words[2:]))
+    if per_period:
+        print(f"{cpu} nmpc instructions per period: median {per_period[0]}, "
+              f"worst {per_period[1]}")
     return 0 if ok else 1
 
 

@@ -1,7 +1,9 @@
-//! spark on a Cortex-M4F (`thumbv7em-none-eabihf`): the runs of
+//! spark on a Cortex-M4F (`thumbv7em-none-eabihf`) or, built with `-C target-cpu=cortex-m7 -C
+//! target-feature=+fp64`, a Cortex-M7 with a double-precision FPU: the runs of
 //! [`spark_embedded::scenario`], printed over semihosting. Runs under QEMU's `mps2-an386`
-//! board: `cargo run --release` (the runner is in `.cargo/config.toml`), or `bash run.sh`,
-//! which also runs the host example and compares the two outputs.
+//! board (M4F) or `mps2-an500` (M7): `cargo run --release` (the M4F; the runner is in
+//! `.cargo/config.toml`), or `bash run.sh`, which builds and runs both and compares each output
+//! with the host example's.
 //!
 //! Besides the scenario's lines it prints, as `#` comment lines that the comparison skips, the
 //! emulator's CPU time of each run (semihosting `SYS_CLOCK`, centiseconds), each run's stack
@@ -164,12 +166,12 @@ fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), 
 
 /// Instructions counted by the emulator. Under `qemu-system-arm -icount shift=0` QEMU's
 /// virtual clock advances exactly 1 ns per executed instruction. SysTick, clocked from the
-/// board's reference clock (1 MHz on `mps2-an386`), then counts one tick per 1000
-/// instructions, down from 2^24 − 1 without interrupts: a count is restarted for each call and
-/// reaches 16.7·10⁹ instructions before it would wrap, which `COUNTFLAG` detects. (The
-/// Cortex-M4's cycle counter, DWT `CYCCNT`, is not emulated by QEMU; SysTick on the 25 MHz
-/// processor clock would resolve 40 instructions but wrap after 671·10⁶.) [`Counter::calibrate`] checks
-/// the ratio on a loop of known length.
+/// board's reference clock (1 MHz on `mps2-an386` and on `mps2-an500`), then counts one tick
+/// per 1000 instructions, down from 2^24 − 1 without interrupts: a count is restarted for each
+/// call and reaches 16.7·10⁹ instructions before it would wrap, which `COUNTFLAG` detects. (The
+/// Cortex-M4's and M7's cycle counter, DWT `CYCCNT`, is not emulated by QEMU; SysTick on the
+/// 25 MHz processor clock would resolve 40 instructions but wrap after 671·10⁶.)
+/// [`Counter::calibrate`] checks the ratio on a loop of known length.
 mod icount {
     use cortex_m::peripheral::syst::SystClkSource;
     use cortex_m::peripheral::SYST;
