@@ -188,10 +188,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let periods = (5.0 / TC).round() as usize;
     let (mut hold_worst, mut last_second) = (0.0f64, 0.0f64);
     let (mut steps, mut worst_time) = (0usize, 0.0f64);
+    let mut times = Vec::with_capacity(periods);
     let started = Instant::now();
     for i in 0..periods {
         let t0 = Instant::now();
         let (u, stats) = mpc.control(&mut model, &hold_cost, &bounds, &s)?;
+        times.push(t0.elapsed().as_secs_f64());
         worst_time = worst_time.max(t0.elapsed().as_secs_f64());
         steps += stats.steps;
         let u = u[0];
@@ -267,6 +269,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if umax > U_MAX {
         return Err(format!("an input exceeded the bound: {umax}").into());
     }
+    // The period's wall time (this machine; the controller's own call, not the plant's step).
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    println!(
+        "nmpc period: median {:.0} us, worst {:.0} us",
+        median * 1e6,
+        worst_time * 1e6
+    );
     println!("upright error: {last_second:e} rad, max |u|: {umax} N");
     Ok(())
 }
