@@ -111,8 +111,9 @@ fn size(mech: &Mechanism) -> f64 {
     }
 }
 
-/// The default drawing: from each body's origin a capsule to each of its joints' anchors and
-/// to each child's joint anchor (or origin), to its centre of mass when it has no child; a
+/// The default drawing: from each body's origin a capsule to each of its joints' anchors, to
+/// each child's joint anchor (or origin), to the points its `Connect` closures hold and to its
+/// centre of mass when it has no child; a
 /// sphere at each centre of mass (larger for a point mass, a body without rotational
 /// inertia); each hinge's and slide's axis as a thin cylinder through its anchor.
 pub fn skeleton(mech: &Mechanism) -> Vec<Visual> {
@@ -129,6 +130,17 @@ pub fn skeleton(mech: &Mechanism) -> Vec<Visual> {
         }
         if !has_child {
             ends.push(body.com);
+        }
+        // The points loop closures hold (`Connect`), so that a closed loop is drawn closed.
+        for c in &mech.closures {
+            if let tree::ClosureKind::Connect { anchor1, anchor2 } = &c.kind {
+                if c.body1 == Some(b) {
+                    ends.push(*anchor1);
+                }
+                if let (true, Some(a2)) = (c.body2 == Some(b), anchor2) {
+                    ends.push(*a2);
+                }
+            }
         }
         for e in ends {
             out.extend(segment(b, "link", [0.0; 3], e, r_link, LINK));
@@ -548,7 +560,7 @@ pub fn items(
          no shapes of its own."
     };
     quote! {
-        #[allow(dead_code, clippy::approx_constant, clippy::all)]
+        #[allow(dead_code, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #name {
             #[doc = #what]
             pub const VISUALS: &'static [#g::Visual] = &[#(#vis),*];
