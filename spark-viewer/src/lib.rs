@@ -49,6 +49,8 @@ use std::path::Path;
 
 pub use html::Page;
 pub use mesh::{load_mesh, Triangles};
+#[cfg(feature = "rerun")]
+pub use rerun_sink::RerunLive;
 pub use spark::geometry::{Frame, Geometry, Pose, Shape, Visual};
 use spark::nalgebra::{Matrix3, Vector3};
 
