@@ -37,6 +37,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// Component loops over 3-vectors (`for k in 0..3`) read as the formulas they implement.
+#![allow(clippy::needless_range_loop)]
 
 mod html;
 mod mesh;
