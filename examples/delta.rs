@@ -4,8 +4,11 @@
 //! legs). A joint-space PD law on the arms tracks the arm angles that the Delta's inverse
 //! kinematics gives for a circle of the platform. Reports the closure residual after every
 //! step and the platform's tracking error (the platform's centre from the three arm angles by
-//! the Delta's forward kinematics, three spheres), and draws the platform path to
-//! `docs/figures/delta_platform_path.svg`.
+//! the Delta's forward kinematics, three spheres), draws the platform path to
+//! `docs/figures/delta_platform_path.svg`, and writes the motion as a self-contained HTML
+//! animation `examples/out/delta.html` and a Rerun recording `examples/out/delta.rrd`
+//! (`rerun examples/out/delta.rrd`), with the closure residual and the tracking error as time
+//! series.
 //!
 //! `cargo run --release -p spark-examples --example delta`
 
@@ -147,6 +150,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut s = State::new(0.0, Delta::REFERENCE_CONFIGURATION, [0.0; 15]);
     let (mut closure, mut worst_track, mut late_track) = (0.0f64, 0.0f64, 0.0f64);
     let (mut path, mut wanted) = (Vec::new(), Vec::new());
+    let mut movie =
+        spark_viewer::Recording::new("Delta robot (tests/models/delta.xml)", &Delta::GEOMETRY);
     let steps = (10.0 / h) as usize;
     for n in 0..steps {
         let goal = inverse(target(s.t + h));
@@ -167,6 +172,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if n % 5 == 0 {
             path.push((c[0], c[1]));
             wanted.push((want[0], want[1]));
+            movie.frame(s.t, &Delta::body_poses(&s.q))?;
+            movie.scalar("closure residual (m)", s.t, sim.constraint_residual(&s).0)?;
+            movie.scalar("tracking error (m)", s.t, err)?;
         }
     }
     println!(
@@ -217,5 +225,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
     )?;
     println!("wrote docs/figures/delta_platform_path.svg");
+    let out = concat!(env!("CARGO_MANIFEST_DIR"), "/out");
+    movie.write_html(format!("{out}/delta.html"))?;
+    movie.write_rrd(format!("{out}/delta.rrd"))?;
+    println!("wrote examples/out/delta.html and examples/out/delta.rrd");
     Ok(())
 }

@@ -7,7 +7,8 @@
 //! the run (spark's closure rows, and the loop gaps of an independent forward kinematics,
 //! `examples/models/jansen_geometry.rs`), the energy balance `E(T) − E(0) = W_motor − ∫ d ω² dt`,
 //! the CPU time and the stage iterations per step, and draws the foot's path to
-//! `docs/figures/jansen_foot_path.svg`.
+//! `docs/figures/jansen_foot_path.svg`; the walker's first five seconds (at four times the torque)
+//! go to the HTML animation `examples/out/jansen.html`.
 //!
 //! Every coordinate is a hinge angle, and the drive keeps each in [−π, π] after every step
 //! (the models have no joint springs, so they are 2π-periodic in each). Worst closure rows over
@@ -276,5 +277,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
     )?;
     println!("wrote docs/figures/jansen_foot_path.svg");
+
+    // The walker's first five seconds from rest, as an HTML animation with its energy balance.
+    let mut sim = Integrator::<JansenWalker, GaussLobatto<2>>::new(
+        JansenWalker {
+            drive: 4.0 * TORQUE,
+            ..JansenWalker::default()
+        },
+        0.002,
+    )?;
+    let mut s = State::new(0.0, [0.0; 25], [0.0; 25]);
+    let mut movie = spark_viewer::Recording::new(
+        "Jansen walker (tests/models/jansen_walker.xml)",
+        &JansenWalker::GEOMETRY,
+    );
+    for n in 0..2500 {
+        if n % 5 == 0 {
+            movie.frame(s.t, &JansenWalker::body_poses(&s.q))?;
+            movie.scalar("closure residual (m)", s.t, sim.constraint_residual(&s).0)?;
+        }
+        sim.step(&mut s)
+            .map_err(|e| format!("walker: t = {}: {e}", s.t))?;
+    }
+    movie.write_html(concat!(env!("CARGO_MANIFEST_DIR"), "/out/jansen.html"))?;
+    println!("wrote examples/out/jansen.html");
     Ok(())
 }

@@ -94,6 +94,6 @@ pub mod __private {
 pub use nalgebra;
 pub use spark_runtime::model::saddle;
 pub use spark_runtime::{
-    control, convert, dae, hamiltonian, lobatto_index2, simulate, state, step,
+    control, convert, dae, geometry, hamiltonian, lobatto_index2, simulate, state, step,
 };
 pub use spark_runtime::{control::linearize::Linearization, Dimensions};

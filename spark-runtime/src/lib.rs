@@ -29,6 +29,7 @@ pub mod control;
 pub mod convert;
 pub mod error;
 mod forward;
+pub mod geometry;
 pub mod integrator;
 pub mod linalg;
 pub mod math;

@@ -13,6 +13,7 @@ mod bicycle_bodies;
 mod bodies;
 mod delta;
 mod floating;
+mod geometry;
 mod jacobian_stack;
 mod jansen;
 mod large_sums;

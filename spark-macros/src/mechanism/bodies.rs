@@ -433,7 +433,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         }
     };
     let check_at = generic_configuration(&mech);
-    install(
+    let mut items = install(
         input,
         &mech,
         key_span,
@@ -441,5 +441,7 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
         &report,
         Some(&check_at),
         &wheels,
-    )
+    );
+    items.extend(super::geometry::items(&input.name, &mech, None, &[]));
+    items
 }

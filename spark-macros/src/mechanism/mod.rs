@@ -12,6 +12,7 @@
 //! file changes.
 
 pub mod bodies;
+pub mod geometry;
 pub mod items;
 pub mod kinematics;
 pub mod mesh;
@@ -1090,6 +1091,13 @@ pub fn desugar(input: &mut ModelInput) -> TokenStream {
     };
     items.extend(install(input, &mech, span, key_span, &report, None, &[]));
     items.extend(layout_items(&mech, &continuous, &input.name, span));
+    items.extend(geometry::file_items(
+        format,
+        &path,
+        &text,
+        &mech,
+        &input.name,
+    ));
     items
 }
 
@@ -1209,6 +1217,7 @@ fn stub_items(e: &urdf::Estimate, name: &Ident, span: Span) -> TokenStream {
         }
     };
     items.extend(layout_items(&mech, &continuous, name, span));
+    items.extend(geometry::items(name, &mech, Some(&[]), &[]));
     items
 }
 
