@@ -6,11 +6,11 @@
 //! step and the platform's tracking error (the platform's centre from the three arm angles by
 //! the Delta's forward kinematics, three spheres), draws the platform path to
 //! `docs/figures/delta_platform_path.svg`, and writes the motion as a self-contained HTML
-//! animation `examples/out/delta.html` and a Rerun recording `examples/out/delta.rrd`
-//! (`rerun examples/out/delta.rrd`), with the closure residual and the tracking error as time
-//! series.
+//! animation `examples/out/delta.html` and, with the feature `rerun`, a Rerun recording
+//! `examples/out/delta.rrd` (`rerun examples/out/delta.rrd`), with the closure residual and the
+//! tracking error as time series.
 //!
-//! `cargo run --release -p spark-examples --example delta`
+//! `cargo run --release -p spark-examples --example delta [--features rerun]`
 
 use spark::{GaussLobatto, Integrator, State};
 
@@ -227,7 +227,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("wrote docs/figures/delta_platform_path.svg");
     let out = concat!(env!("CARGO_MANIFEST_DIR"), "/out");
     movie.write_html(format!("{out}/delta.html"))?;
-    movie.write_rrd(format!("{out}/delta.rrd"))?;
-    println!("wrote examples/out/delta.html and examples/out/delta.rrd");
+    println!("wrote examples/out/delta.html");
+    // The Rerun recording needs the `rerun` crate (large): `--features rerun`.
+    #[cfg(feature = "rerun")]
+    {
+        movie.write_rrd(format!("{out}/delta.rrd"))?;
+        println!("wrote examples/out/delta.rrd");
+    }
+    #[cfg(not(feature = "rerun"))]
+    println!("examples/out/delta.rrd: run with `--features rerun` to write the Rerun recording");
     Ok(())
 }

@@ -2,8 +2,8 @@
 //! written for spark: visual and collision default classes, materials, every primitive geom
 //! and an STL mesh), its four motors following a joint-space PD law along a reaching motion
 //! for 4 s. Writes the HTML animation `examples/out/viewer_arm.html` (the file's visual geoms,
-//! the collision geoms of group 3 left out) and the Rerun recording `examples/out/viewer_arm.rrd`
-//! (the finger mesh as a 3D asset).
+//! the collision geoms of group 3 left out) and with `--features rerun` the Rerun recording
+//! `examples/out/viewer_arm.rrd` (the finger mesh as a 3D asset).
 //!
 //! `cargo run --release -p spark-examples --example viewer_arm`
 
@@ -49,7 +49,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let out = concat!(env!("CARGO_MANIFEST_DIR"), "/out");
     movie.write_html(format!("{out}/viewer_arm.html"))?;
-    movie.write_rrd(format!("{out}/viewer_arm.rrd"))?;
-    println!("wrote examples/out/viewer_arm.html and examples/out/viewer_arm.rrd");
+    println!("wrote examples/out/viewer_arm.html");
+    // The Rerun recording needs the `rerun` crate (large): `--features rerun`.
+    #[cfg(feature = "rerun")]
+    {
+        movie.write_rrd(format!("{out}/viewer_arm.rrd"))?;
+        println!("wrote examples/out/viewer_arm.rrd");
+    }
+    #[cfg(not(feature = "rerun"))]
+    println!(
+        "examples/out/viewer_arm.rrd: run with `--features rerun` to write the Rerun recording"
+    );
     Ok(())
 }
