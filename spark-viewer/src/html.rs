@@ -82,45 +82,13 @@ fn string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// The unit quaternion `[w, x, y, z]` of a rotation matrix.
+/// The unit quaternion `[w, x, y, z]` (w ≥ 0) of a rotation matrix (row-major), by nalgebra.
 pub(crate) fn quaternion(r: &[[f64; 3]; 3]) -> [f64; 4] {
-    let t = r[0][0] + r[1][1] + r[2][2];
-    let q = if t > 0.0 {
-        let s = (t + 1.0).sqrt() * 2.0;
-        [
-            0.25 * s,
-            (r[2][1] - r[1][2]) / s,
-            (r[0][2] - r[2][0]) / s,
-            (r[1][0] - r[0][1]) / s,
-        ]
-    } else if r[0][0] > r[1][1] && r[0][0] > r[2][2] {
-        let s = (1.0 + r[0][0] - r[1][1] - r[2][2]).sqrt() * 2.0;
-        [
-            (r[2][1] - r[1][2]) / s,
-            0.25 * s,
-            (r[0][1] + r[1][0]) / s,
-            (r[0][2] + r[2][0]) / s,
-        ]
-    } else if r[1][1] > r[2][2] {
-        let s = (1.0 + r[1][1] - r[0][0] - r[2][2]).sqrt() * 2.0;
-        [
-            (r[0][2] - r[2][0]) / s,
-            (r[0][1] + r[1][0]) / s,
-            0.25 * s,
-            (r[1][2] + r[2][1]) / s,
-        ]
-    } else {
-        let s = (1.0 + r[2][2] - r[0][0] - r[1][1]).sqrt() * 2.0;
-        [
-            (r[1][0] - r[0][1]) / s,
-            (r[0][2] + r[2][0]) / s,
-            (r[1][2] + r[2][1]) / s,
-            0.25 * s,
-        ]
-    };
-    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let sign = if q[0] < 0.0 { -1.0 } else { 1.0 };
-    q.map(|x| sign * x / n)
+    use spark::nalgebra::{Matrix3, Rotation3, UnitQuaternion};
+    let m = Matrix3::from_fn(|i, j| r[i][j]);
+    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(m));
+    let sign = if q.w < 0.0 { -1.0 } else { 1.0 };
+    [q.w, q.i, q.j, q.k].map(|x| sign * x)
 }
 
 /// The frames kept: all, or [`MAX_FRAMES`] evenly spread with the first and the last.
