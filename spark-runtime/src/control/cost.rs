@@ -5,7 +5,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::control::dense::is_symmetric_positive;
-use crate::control::error::ControlError;
+use crate::control::error::{require, ControlError};
 use crate::control::vector::to_vector;
 use crate::model::State;
 
@@ -98,13 +98,6 @@ impl<const X: usize, const U: usize> Quadratic<X, U> {
     /// `Q_uu ≻ 0` without bounds), the targets `x*` and `u*` finite
     /// ([`is_symmetric_positive`] for the tolerances).
     pub fn check(&self) -> Result<(), ControlError> {
-        let require = |ok: bool, what| {
-            if ok {
-                Ok(())
-            } else {
-                Err(ControlError::InvalidArgument { what })
-            }
-        };
         require(
             is_symmetric_positive(&self.q, false),
             "the state weight Q must be finite, symmetric and positive semidefinite",

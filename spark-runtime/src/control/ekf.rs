@@ -7,7 +7,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::control::dense::{cholesky, cholesky_solve, is_symmetric_positive};
-use crate::control::error::ControlError;
+use crate::control::error::{require, ControlError};
 use crate::control::vector::displaced;
 use crate::integrator::Integrator;
 use crate::method::Method;
@@ -24,15 +24,6 @@ pub struct Ekf<const N: usize, const D: usize> {
     pub basis: TangentBasis<N, D>,
     /// `P` (`D × D`).
     pub covariance: SMatrix<f64, D, D>,
-}
-
-/// `Err(InvalidArgument { what })` unless `ok`.
-fn require(ok: bool, what: &'static str) -> Result<(), ControlError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ControlError::InvalidArgument { what })
-    }
 }
 
 impl<const N: usize, const D: usize> Ekf<N, D> {

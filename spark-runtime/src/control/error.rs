@@ -41,6 +41,15 @@ impl From<Error> for ControlError {
     }
 }
 
+/// `Err(InvalidArgument { what })` unless `ok`.
+pub(crate) fn require(ok: bool, what: &'static str) -> Result<(), ControlError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ControlError::InvalidArgument { what })
+    }
+}
+
 impl core::fmt::Display for ControlError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {

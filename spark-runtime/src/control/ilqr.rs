@@ -20,7 +20,7 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::control::boxqp::{check_box, solve_box_qp};
 use crate::control::cost::Cost;
-use crate::control::error::ControlError;
+use crate::control::error::{require, ControlError};
 use crate::control::vector::difference;
 use crate::integrator::Integrator;
 use crate::method::Method;
@@ -114,13 +114,6 @@ impl Settings {
     /// assert!(Settings { min_step: 0.0, ..Settings::default() }.check().is_err());
     /// ```
     pub fn check(&self) -> Result<(), ControlError> {
-        let require = |ok: bool, what| {
-            if ok {
-                Ok(())
-            } else {
-                Err(ControlError::InvalidArgument { what })
-            }
-        };
         require(
             self.tolerance >= 0.0,
             "Settings::tolerance must be a non-negative number (the default is 1e-12)",

@@ -7,16 +7,7 @@ use nalgebra::SMatrix;
 use crate::control::dense::{
     cholesky, cholesky_solve, inverse, is_schur_stable, is_symmetric_positive,
 };
-use crate::control::error::ControlError;
-
-/// `Err(InvalidArgument { what })` unless `ok`.
-fn require(ok: bool, what: &'static str) -> Result<(), ControlError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ControlError::InvalidArgument { what })
-    }
-}
+use crate::control::error::{require, ControlError};
 
 /// Whether every entry of `m` is finite.
 fn finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
