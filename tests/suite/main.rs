@@ -24,6 +24,7 @@ mod double_pendulum;
 mod emprk;
 mod forces;
 mod four_bar;
+mod front_door;
 mod helpers;
 mod lints;
 mod lobatto;
