@@ -236,7 +236,7 @@ fn with_bounds_the_qp_is_the_best_feasible_active_set_of_the_dense_solutions() {
                 _ => mult[k].abs() < 1e-9,
             };
             if !degenerate {
-                assert_eq!(qp.working[k], fixed[k], "{seed}, stage {k}");
+                assert_eq!(qp.working[k][0], fixed[k], "{seed}, stage {k}");
             }
             // ∂L/∂v is minus the dense multiplier of the bound row (0 on free inputs), with
             // the sign of a KKT point.
@@ -250,7 +250,7 @@ fn with_bounds_the_qp_is_the_best_feasible_active_set_of_the_dense_solutions() {
                 "{seed}, {k}: {} vs {y}",
                 qp.multipliers[k][0]
             );
-            match qp.working[k] {
+            match qp.working[k][0] {
                 Bound::Lower => assert!(qp.multipliers[k][0] >= -1e-12),
                 Bound::Upper => assert!(qp.multipliers[k][0] <= 1e-12),
                 Bound::Free => assert!(qp.multipliers[k][0].abs() < 1e-10),
