@@ -54,6 +54,9 @@ fn problem(seed: u64, bound: f64) -> StageQp<D, U, H> {
     qp
 }
 
+/// A dense solution of one active set: objective, unknowns, the set, its multipliers.
+type Candidate = (f64, SVector<f64, W>, [Bound; H], [f64; H]);
+
 fn zi(k: usize) -> usize {
     D * k
 }
@@ -205,7 +208,7 @@ fn with_bounds_the_qp_is_the_best_feasible_active_set_of_the_dense_solutions() {
         let stats = qp.solve(&z0).unwrap();
         active_seen += stats.active;
         // Every active set (free, lower, upper per input), solved densely.
-        let mut best: Option<(f64, SVector<f64, W>, [Bound; H], [f64; H])> = None;
+        let mut best: Option<Candidate> = None;
         for code in 0..3usize.pow(H as u32) {
             let fixed: [Bound; H] =
                 core::array::from_fn(|k| match (code / 3usize.pow(k as u32)) % 3 {
