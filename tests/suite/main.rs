@@ -19,6 +19,8 @@ mod control_ilqr;
 mod control_linearize;
 mod control_lqr;
 mod control_no_alloc;
+mod control_riccati_qp;
+mod control_sqp;
 mod control_validation;
 mod double_pendulum;
 mod emprk;

@@ -18,6 +18,10 @@
 //! * [`ilqr`]: iLQR / box-DDP over a horizon `H`;
 //! * [`nmpc`]: the NMPC driver (shift, warm start with the previous policy, real-time
 //!   iterations);
+//! * [`riccati_qp`]: the stage-wise QP of multiple shooting with input bounds, by a primal
+//!   active-set method on Riccati recursions (`O(H)` per iteration);
+//! * [`sqp`]: NMPC by SQP real-time iterations over multiple shooting (preparation before the
+//!   measurement, feedback = one QP solve, warm start by shifting);
 //! * [`ekf`]: an extended Kalman filter on the tangent space.
 
 pub mod basis;
@@ -30,4 +34,6 @@ pub mod ilqr;
 pub mod linearize;
 pub mod lqr;
 pub mod nmpc;
+pub mod riccati_qp;
+pub mod sqp;
 pub mod vector;

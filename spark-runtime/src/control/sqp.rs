@@ -1,0 +1,446 @@
+//! Nonlinear MPC by SQP real-time iterations (RTI) over multiple shooting, as acados runs it:
+//! one Gauss–Newton SQP iteration per control period, split into a preparation before the
+//! measurement arrives and a feedback once it is there.
+//!
+//! The plan is a multiple-shooting trajectory: node states `x_0 … x_H` on the constraint
+//! manifold, each with its tangent basis `T_k`, and inputs `u_0 … u_{H−1}`. Deviations are
+//! tangent coordinates `z_k = T_kᵀ δx_k` at each node, so the QP has the minimal dimension `D`.
+//!
+//! * [`SqpRti::prepare`] applies the last QP step to the plan (`x_k ← project(x_k + T_k z_k)`,
+//!   `u_k ← clamp(u_k + v_k)`), moves the horizon on by one interval (warm start by shifting;
+//!   the new last node is the shooting end of the last interval), and linearizes every interval
+//!   by the integrator's exact step Jacobian: `A_k = T_{k+1}ᵀ Φ_k T_k`, `B_k = T_{k+1}ᵀ Γ_k`,
+//!   the defect `c_k = T_{k+1}ᵀ (Φ(x_k, u_k) − x_{k+1})` in the coordinates of node `k + 1`;
+//!   the Gauss–Newton Hessian and the gradient of the cost are reduced to the bases
+//!   ([`Cost`]). Then the stage QP ([`StageQp`]) runs its backward Riccati recursion for the
+//!   warm working set.
+//! * [`SqpRti::feedback`] takes the measured state, `z_0 = T_0ᵀ (x − x_0)`, solves the QP (one
+//!   forward pass when the working set holds) and returns `clamp(u_0 + v_0)`.
+//! * [`SqpRti::control`] is both in one call.
+//!
+//! A control period never aborts on a numerical failure: when a step, a basis, a cost or the
+//! QP fails, the input is the first of the shifted previous plan and the failure is reported
+//! in [`SqpStats::fallback`] (as [`crate::control::nmpc::NmpcStats::fallback`]); the next
+//! period linearizes the shifted plan again. `Err` is kept for invalid input (bounds, cost, a
+//! measured state off the manifold, a feedback without preparation), which changes nothing.
+
+// Stage indices follow the papers' subscripts.
+#![allow(clippy::needless_range_loop)]
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::control::cost::Cost;
+use crate::control::error::{require, ControlError};
+use crate::control::ilqr::{Bounds, Trajectory};
+use crate::control::riccati_qp::StageQp;
+use crate::control::vector::{difference, displaced};
+use crate::integrator::Integrator;
+use crate::method::Method;
+use crate::model::{Dimensions, Model, State};
+use crate::step::jacobian::StepJacobian;
+use crate::step::tangent::TangentBasis;
+
+/// What one control period's preparation and feedback did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SqpStats {
+    /// Integrator steps with Jacobian (the linearization: `H` per period).
+    pub steps: usize,
+    /// Active-set iterations of the QP (1 when the warm working set held).
+    pub qp_iterations: usize,
+    /// Stage factorizations in the feedback (0 when the warm working set held: the
+    /// preparation factored it).
+    pub factorizations: usize,
+    /// Inputs at a bound in the QP's solution.
+    pub active: usize,
+    /// The cost of the plan at the linearization point (its nodes and inputs).
+    pub cost: f64,
+    /// The largest defect `|c_k|` of the plan (0 for a continuous trajectory).
+    pub defect: f64,
+    /// Nodes whose update could not be projected onto the manifold (kept as they were).
+    pub skipped_nodes: usize,
+    /// `Some(e)` when this period's preparation or QP failed with `e` and the input is the
+    /// first of the shifted previous plan; `None` when the SQP iteration ran.
+    pub fallback: Option<ControlError>,
+}
+
+/// Where the driver is in its period.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    /// No preparation since the last feedback.
+    Idle,
+    /// The QP is prepared for the plan.
+    Prepared,
+    /// The preparation failed: the feedback falls back.
+    Failed(ControlError),
+}
+
+/// The SQP-RTI NMPC driver over multiple shooting (see the module documentation): the plan,
+/// its bases, the stage QP and the period's state. About `H (8N + 2ND + 3D² + 4DU + 2U²)`
+/// numbers; no call allocates.
+///
+/// ```
+/// use spark::control::cost::Quadratic;
+/// use spark::control::ilqr::Bounds;
+/// use spark::control::sqp::SqpRti;
+/// use spark::nalgebra::{SMatrix, SVector};
+/// use spark::{GaussLobatto, Integrator, State};
+///
+/// spark::mechanics! {
+///     /// A pendulum on a rod, pushed sideways.
+///     pub struct Pendulum {
+///         coordinates: [x, y],
+///         velocities: [vx, vy],
+///         inputs: [u],
+///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+///         forces: [u, 0.0],
+///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+///     }
+/// }
+///
+/// let mut model = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.02).unwrap();
+/// let mut plant = model;
+/// let target = SVector::<f64, 4>::new(0.3, -(1.0f64 - 0.09).sqrt(), 0.0, 0.0);
+/// let cost = Quadratic::<4, 1> {
+///     q: SMatrix::from_diagonal(&SVector::from([10.0, 10.0, 0.1, 0.1])),
+///     r: SMatrix::identity() * 1e-3,
+///     qf: SMatrix::from_diagonal(&SVector::from([100.0, 100.0, 1.0, 1.0])),
+///     x_ref: target,
+///     u_ref: SVector::zeros(),
+/// };
+/// let bounds = Bounds::symmetric(5.0);
+/// let mut s = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
+/// let mut mpc = SqpRti::<2, 1, 2, 30>::new(&s, [SVector::zeros(); 30]);
+/// for _ in 0..150 {
+///     // Before the measurement: linearize the shifted plan.
+///     mpc.prepare(&mut model, &cost, &bounds).unwrap();
+///     // With it: one QP solve.
+///     let (u, stats) = mpc.feedback(&model, &s).unwrap();
+///     assert_eq!(stats.fallback, None);
+///     assert!(u[0].abs() <= 5.0);
+///     plant.system_mut().u = u[0];
+///     plant.step(&mut s).unwrap();
+/// }
+/// assert!((s.q[0] - 0.3).abs() < 0.01, "{}", s.q[0]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SqpRti<const N: usize, const U: usize, const D: usize, const H: usize> {
+    /// `x_0`.
+    pub start: State<N>,
+    /// `x_1 … x_H` (`nodes[k]` is `x_{k+1}`).
+    pub nodes: [State<N>; H],
+    /// `u_0 … u_{H−1}`.
+    pub controls: [SVector<f64, U>; H],
+    /// The bases at `x_0 … x_{H−1}` (`bases[k]` at `x_k`) and, last, at `x_H`.
+    bases: [TangentBasis<N, D>; H],
+    end_basis: TangentBasis<N, D>,
+    /// The stage QP of the last preparation, and its solution after a feedback.
+    pub qp: StageQp<D, U, H>,
+    /// The bounds of the last preparation.
+    bounds: Bounds<U>,
+    /// Whether the nodes hold a plan (not before the first preparation of [`SqpRti::new`]).
+    initialized: bool,
+    /// Whether the next preparation moves the horizon on.
+    shift_next: bool,
+    /// Whether the QP's solution is still to be applied to the plan.
+    pending: bool,
+    phase: Phase,
+    /// The statistics of the last preparation.
+    prepared: SqpStats,
+}
+
+impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U, D, H> {
+    /// A driver whose first preparation rolls the inputs `controls` (clamped) out from
+    /// `state` to make the plan's nodes.
+    pub fn new(state: &State<N>, controls: [SVector<f64, U>; H]) -> Self {
+        const { assert!(H >= 1, "a horizon has at least one interval") };
+        let basis = TangentBasis {
+            q: SMatrix::zeros(),
+            v: SMatrix::zeros(),
+        };
+        Self {
+            start: *state,
+            nodes: [*state; H],
+            controls,
+            bases: [basis; H],
+            end_basis: basis,
+            qp: StageQp::zeroed(),
+            bounds: Bounds::symmetric(f64::INFINITY),
+            initialized: false,
+            shift_next: false,
+            pending: false,
+            phase: Phase::Idle,
+            prepared: SqpStats::default(),
+        }
+    }
+
+    /// A driver whose plan is a solved trajectory (for example box-DDP's, [`Trajectory`]) whose
+    /// start is the first period's state: the first preparation linearizes it without moving
+    /// the horizon.
+    pub fn from_trajectory(trajectory: &Trajectory<N, U, D, H>) -> Self {
+        let mut out = Self::new(&trajectory.start, trajectory.controls);
+        out.nodes = trajectory.states;
+        out.initialized = true;
+        out
+    }
+
+    /// `x_k` for `0 ≤ k ≤ H`.
+    pub fn state(&self, k: usize) -> &State<N> {
+        if k == 0 {
+            &self.start
+        } else {
+            &self.nodes[k - 1]
+        }
+    }
+
+    /// The basis at `x_k` for `0 ≤ k ≤ H` (of the last preparation).
+    pub fn basis(&self, k: usize) -> &TangentBasis<N, D> {
+        if k == H {
+            &self.end_basis
+        } else {
+            &self.bases[k]
+        }
+    }
+
+    /// The preparation of a period, before its measurement: applies the last QP step, shifts
+    /// the horizon (not in the first period), linearizes every interval and prepares the QP
+    /// (see the module documentation). `sim` is the prediction model (its inputs are
+    /// restored). Returns the preparation's statistics; a numerical failure is not an `Err`
+    /// but [`SqpStats::fallback`], and the next [`SqpRti::feedback`] falls back.
+    ///
+    /// Errors with nothing changed: unusable `bounds` ([`Bounds::check`]), a `cost` that fails
+    /// [`Cost::check`]; before the first period of [`SqpRti::new`], non-finite initial inputs
+    /// or a start state that is not finite or off the constraint manifold.
+    pub fn prepare<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+    ) -> Result<SqpStats, ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
+        bounds.check()?;
+        cost.check()?;
+        if !self.initialized {
+            require(
+                self.controls
+                    .iter()
+                    .all(|u| u.iter().all(|v| v.is_finite())),
+                "the initial inputs of the SQP-RTI driver must be finite",
+            )?;
+            sim.check_on_manifold::<N, M, K>(&self.start)?;
+        }
+        let mut stats = SqpStats::default();
+        self.bounds = *bounds;
+        if self.pending {
+            stats.skipped_nodes = self.apply_step(sim);
+            self.pending = false;
+        }
+        // The first node set from the shooting (the nodes of a rollout, or the new last one).
+        let fill = if !self.initialized {
+            1
+        } else if self.shift_next {
+            self.shift();
+            H
+        } else {
+            H + 1
+        };
+        self.shift_next = false;
+        let saved = sim.system().inputs();
+        let out = self.linearize(sim, cost, fill, &mut stats);
+        sim.system_mut().set_inputs(&saved);
+        if fill == 1 {
+            self.initialized = out.is_ok();
+        }
+        // The stages are the driver's own: data the QP refuses is a numerical failure here.
+        let qp = |e| match e {
+            ControlError::InvalidArgument { .. } => ControlError::NonFinite {
+                what: "a stage of the SQP's QP (a cost, its derivatives, or a step Jacobian)",
+            },
+            e => e,
+        };
+        self.phase = match out.and_then(|()| self.qp.prepare().map_err(qp)) {
+            Ok(()) => Phase::Prepared,
+            Err(e) => {
+                stats.fallback = Some(e);
+                Phase::Failed(e)
+            }
+        };
+        self.prepared = stats;
+        Ok(stats)
+    }
+
+    /// The feedback of a period: one QP solve from the measured `state` and the input
+    /// `clamp(u_0 + v_0)` with the period's statistics (the preparation's included). On a
+    /// failed preparation or QP the input is the first of the shifted previous plan
+    /// ([`SqpStats::fallback`]).
+    ///
+    /// Errors with nothing changed: no [`SqpRti::prepare`] since the last feedback; a `state`
+    /// that is not finite or off the constraint manifold.
+    pub fn feedback<Sys, Meth, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &Integrator<Sys, Meth>,
+        state: &State<N>,
+    ) -> Result<(SVector<f64, U>, SqpStats), ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+    {
+        require(
+            self.phase != Phase::Idle,
+            "SqpRti::feedback needs a SqpRti::prepare of the period first",
+        )?;
+        sim.check_on_manifold::<N, M, K>(state)?;
+        let mut stats = self.prepared;
+        let solved = match self.phase {
+            Phase::Failed(e) => Err(e),
+            _ => {
+                let z0 = self.bases[0].coordinates::<X>(&difference::<N, X>(state, &self.start));
+                self.qp.solve(&z0)
+            }
+        };
+        let u = match solved {
+            Ok(qp) => {
+                stats.qp_iterations = qp.iterations;
+                stats.factorizations = qp.factorizations;
+                stats.active = qp.active;
+                self.pending = true;
+                self.controls[0] + self.qp.v[0]
+            }
+            Err(e) => {
+                stats.fallback = Some(e);
+                self.controls[0]
+            }
+        };
+        self.start = *state;
+        self.phase = Phase::Idle;
+        self.shift_next = true;
+        Ok((self.bounds.clamp(&u), stats))
+    }
+
+    /// [`SqpRti::prepare`] and [`SqpRti::feedback`] in one call, the measured `state` checked
+    /// first (nothing changes on `Err`).
+    pub fn control<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+        state: &State<N>,
+    ) -> Result<(SVector<f64, U>, SqpStats), ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
+        sim.check_on_manifold::<N, M, K>(state)?;
+        self.prepare(sim, cost, bounds)?;
+        self.feedback(sim, state)
+    }
+
+    /// The last QP step applied to the plan: `x_k ← project(x_k + T_k z_k)` for `k ≥ 1` (a
+    /// node whose projection fails keeps its place), `u_k ← clamp(u_k + v_k)`. Returns the
+    /// nodes kept.
+    fn apply_step<Sys, Meth, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &Integrator<Sys, Meth>,
+    ) -> usize
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+    {
+        let mut skipped = 0;
+        for k in 1..=H {
+            let dx = self.basis(k).direction::<X>(self.qp.state(k));
+            let mut x = displaced::<N, X>(self.state(k), &dx);
+            if sim.project(&mut x).is_ok() {
+                self.nodes[k - 1] = x;
+            } else {
+                skipped += 1;
+            }
+        }
+        for k in 0..H {
+            self.controls[k] = self.bounds.clamp(&(self.controls[k] + self.qp.v[k]));
+        }
+        skipped
+    }
+
+    /// Moves the plan on by one interval; the last input repeats (the last node is set from
+    /// the shooting by the linearization).
+    fn shift(&mut self) {
+        self.start = self.nodes[0];
+        for k in 0..H - 1 {
+            self.nodes[k] = self.nodes[k + 1];
+            self.controls[k] = self.controls[k + 1];
+        }
+        if H >= 2 {
+            self.controls[H - 1] = self.controls[H - 2];
+        }
+    }
+
+    /// Linearizes every interval of the plan into the QP's stages, setting the nodes from
+    /// `fill` on from the shooting (their defects are then zero).
+    fn linearize<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        fill: usize,
+        stats: &mut SqpStats,
+    ) -> Result<(), ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
+        let not_finite = ControlError::NonFinite {
+            what: "a stage of the SQP's QP (a cost, its derivatives, or a step Jacobian)",
+        };
+        let mut t0 = sim.tangent(&self.start)?;
+        self.bases[0] = t0;
+        let mut total = 0.0;
+        for k in 0..H {
+            let u = self.bounds.clamp(&self.controls[k]);
+            self.controls[k] = u;
+            let x = *self.state(k);
+            sim.system_mut().set_inputs(&u);
+            let mut end = x;
+            let jac: StepJacobian<N, U> = sim.step_with_jacobian(&mut end)?;
+            stats.steps += 1;
+            if k + 1 >= fill {
+                self.nodes[k] = end;
+            }
+            let t1 = sim.tangent(&self.nodes[k])?;
+            let (m0, m1) = (t0.matrix::<X>(), t1.matrix::<X>());
+            let st = cost.stage(k, &x, &u);
+            let stage = &mut self.qp.stages[k];
+            stage.a = m1.tr_mul(&(jac.phi::<X>() * m0));
+            stage.b = m1.tr_mul(&jac.gamma::<X>());
+            stage.c = m1.tr_mul(&difference::<N, X>(&end, &self.nodes[k]));
+            stage.q = m0.tr_mul(&(st.lxx * m0));
+            stage.s = st.lux * m0;
+            stage.r = st.luu;
+            stage.gz = m0.tr_mul(&st.lx);
+            stage.gv = st.lu;
+            stage.lo = self.bounds.lo - u;
+            stage.hi = self.bounds.hi - u;
+            total += st.value;
+            stats.defect = stats.defect.max(stage.c.amax());
+            if k + 1 < H {
+                self.bases[k + 1] = t1;
+            } else {
+                self.end_basis = t1;
+            }
+            t0 = t1;
+        }
+        let term = cost.terminal(&self.nodes[H - 1]);
+        let m = t0.matrix::<X>();
+        self.qp.terminal_q = m.tr_mul(&(term.lxx * m));
+        self.qp.terminal_g = m.tr_mul(&term.lx);
+        stats.cost = total + term.value;
+        if !(stats.cost.is_finite() && stats.defect.is_finite()) {
+            return Err(not_finite);
+        }
+        Ok(())
+    }
+}

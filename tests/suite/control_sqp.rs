@@ -1,0 +1,267 @@
+//! NMPC by SQP real-time iterations over multiple shooting (issue 41), on the Cartesian
+//! cart-pole: one iteration per period holds the pole on a perturbed plant within the input
+//! bounds; a converged box-DDP plan is a fixed point of the SQP step; a failed linearization or
+//! QP falls back to the shifted plan and says so; invalid input is refused with the driver
+//! unchanged; a period allocates nothing.
+
+use std::cell::Cell;
+
+use crate::no_alloc::watched;
+use spark::control::cost::{Cost, Quadratic, StageCost, TerminalCost};
+use spark::control::error::ControlError;
+use spark::control::ilqr::{Bounds, Ilqr, Settings};
+use spark::control::sqp::SqpRti;
+use spark::nalgebra::{SMatrix, SVector};
+use spark::{GaussLobatto, Integrator, Options, State};
+
+spark::mechanics! {
+    struct CartPole {
+        coordinates: [xc, x, y],
+        velocities: [vc, vx, vy],
+        parameters: [mc = 1.0, m = 0.2, l = 0.5, g = 9.81, c = 0.4],
+        inputs: [u],
+        lagrangian: 0.5 * mc * vc.powi(2) + 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
+        forces: [u, 0.0, 0.0],
+        dissipation: 0.5 * c * vc.powi(2),
+        holonomic: [(x - xc).powi(2) + y.powi(2) - l.powi(2)],
+    }
+}
+
+type Sim = Integrator<CartPole, GaussLobatto<2>>;
+const L: f64 = 0.5;
+const H: usize = 40;
+const TC: f64 = 0.02;
+
+fn at(th: f64, om: f64) -> State<3> {
+    State::new(
+        0.0,
+        [0.0, L * th.sin(), L * th.cos()],
+        [0.0, L * om * th.cos(), -L * om * th.sin()],
+    )
+}
+
+fn lean(s: &State<3>) -> f64 {
+    (s.q[1] - s.q[0]).atan2(s.q[2])
+}
+
+/// The tip's offset from upright weighed with `w`, the cart with `w_cart`, velocities `w_vel`.
+fn weights(w: f64, w_cart: f64, w_vel: f64) -> SMatrix<f64, 6, 6> {
+    let mut q = SMatrix::<f64, 6, 6>::zeros();
+    q[(0, 0)] = w + w_cart;
+    q[(1, 1)] = w;
+    q[(0, 1)] = -w;
+    q[(1, 0)] = -w;
+    q[(2, 2)] = w;
+    for i in 3..6 {
+        q[(i, i)] = w_vel;
+    }
+    q
+}
+
+fn cost() -> Quadratic<6, 1> {
+    Quadratic {
+        q: weights(10.0, 1.0, 0.1),
+        r: SMatrix::identity() * 1e-2,
+        qf: weights(100.0, 10.0, 1.0),
+        x_ref: SVector::from([0.0, 0.0, L, 0.0, 0.0, 0.0]),
+        u_ref: SVector::zeros(),
+    }
+}
+
+/// The box-DDP plan from `s`, solved to convergence.
+fn plan(sim: &mut Sim, s: &State<3>, bounds: &Bounds<1>) -> Ilqr<3, 1, 4, H> {
+    let mut first = Ilqr::new(*s, [SVector::zeros(); H]);
+    first.initialize(sim, &cost(), bounds).unwrap();
+    first
+        .solve(sim, &cost(), bounds, &Settings::default())
+        .unwrap();
+    first
+}
+
+#[test]
+fn one_sqp_iteration_per_period_holds_the_pole_on_a_perturbed_plant() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let perturbed = CartPole {
+        m: 0.22,
+        c: 0.5,
+        ..CartPole::default()
+    };
+    let mut plant = Sim::new(perturbed, TC / 4.0).unwrap();
+    let bounds = Bounds::symmetric(3.0);
+    let mut s = at(0.15, 0.0);
+    let first = plan(&mut model, &s, &bounds);
+    let mut mpc = SqpRti::from_trajectory(&first.nominal);
+    let (mut umax, mut last_second, mut active) = (0.0f64, 0.0f64, 0);
+    for i in 0..300 {
+        let (u, stats) = mpc.control(&mut model, &cost(), &bounds, &s).unwrap();
+        assert_eq!(stats.fallback, None, "period {i}");
+        assert_eq!(stats.steps, H);
+        active += stats.active;
+        umax = umax.max(u[0].abs());
+        plant.system_mut().u = u[0];
+        for _ in 0..4 {
+            plant.step(&mut s).unwrap();
+        }
+        if i >= 250 {
+            last_second = last_second.max(lean(&s).abs());
+        }
+        if i % 50 == 0 {
+            println!("{i}: lean {:.3e}, cart {:.3e}, {stats:?}", lean(&s), s.q[0]);
+        }
+    }
+    println!("max |u| {umax}, bounds active {active} times, last second's lean {last_second:.2e}");
+    assert!(umax <= 3.0);
+    assert!(active > 0, "the bound should be active at the start");
+    assert!(last_second < 1e-3, "{last_second:e}");
+    assert!(s.q[0].abs() < 0.05, "the cart returns: {}", s.q[0]);
+}
+
+#[test]
+fn a_converged_box_ddp_plan_is_a_fixed_point_of_the_sqp_step() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let bounds = Bounds::symmetric(3.0);
+    let s = at(0.15, 0.0);
+    let first = plan(&mut model, &s, &bounds);
+    let mut mpc = SqpRti::from_trajectory(&first.nominal);
+    let prepared = mpc.prepare(&mut model, &cost(), &bounds).unwrap();
+    let (u, stats) = mpc.feedback(&model, &s).unwrap();
+    let step = mpc.qp.v.iter().fold(0.0f64, |m, v| m.max(v.amax()));
+    let dz = (0..=H).fold(0.0f64, |m, k| m.max(mpc.qp.state(k).amax()));
+    println!("{stats:?}: |v| {step:.1e}, |z| {dz:.1e}");
+    // A single-shooting rollout: no defects; the cost is box-DDP's.
+    assert!(prepared.defect < 1e-12, "{}", prepared.defect);
+    assert!((prepared.cost - first.nominal.cost).abs() < 1e-12 * first.nominal.cost);
+    assert!(stats.active > 0);
+    assert!(step < 1e-6 && dz < 1e-6, "{step:e} {dz:e}");
+    assert!((u - first.nominal.controls[0]).amax() < 1e-6);
+}
+
+/// A cost whose state gradient turns NaN on demand.
+struct Poisoned {
+    inner: Quadratic<6, 1>,
+    poison: Cell<bool>,
+}
+
+impl Cost<3, 1, 6> for Poisoned {
+    fn stage(&self, k: usize, x: &State<3>, u: &SVector<f64, 1>) -> StageCost<6, 1> {
+        let mut s = Cost::<3, 1, 6>::stage(&self.inner, k, x, u);
+        if self.poison.get() {
+            s.lx[0] = f64::NAN;
+        }
+        s
+    }
+    fn terminal(&self, x: &State<3>) -> TerminalCost<6> {
+        Cost::<3, 1, 6>::terminal(&self.inner, x)
+    }
+}
+
+fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+#[test]
+fn failures_fall_back_to_the_shifted_plan_and_invalid_input_changes_nothing() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    model.system_mut().u = -0.75;
+    let bounds = Bounds::symmetric(3.0);
+    let s = at(0.1, 0.0);
+    let mut mpc = SqpRti::<3, 1, 4, H>::new(&s, [SVector::zeros(); H]);
+    for _ in 0..3 {
+        let (_, stats) = mpc.control(&mut model, &cost(), &bounds, &s).unwrap();
+        assert_eq!(stats.fallback, None);
+    }
+
+    // 1. A step of the linearization fails (one Newton iteration allowed).
+    let mut starved = model.with_options(Options {
+        max_iterations: 1,
+        ..Options::default()
+    });
+    let (u, stats) = mpc.control(&mut starved, &cost(), &bounds, &s).unwrap();
+    println!("linearization failed: {stats:?}");
+    assert!(
+        matches!(stats.fallback, Some(ControlError::Step(_))),
+        "{stats:?}"
+    );
+    assert_eq!(u, mpc.controls[0], "the shifted plan's first input");
+    assert_eq!(starved.system().u, -0.75, "the model's input restored");
+    let (_, stats) = mpc.control(&mut model, &cost(), &bounds, &s).unwrap();
+    assert_eq!(stats.fallback, None);
+
+    // 2. A non-finite cost gradient: the QP's data is refused, the input falls back.
+    let poisoned = Poisoned {
+        inner: cost(),
+        poison: Cell::new(true),
+    };
+    let (u, stats) = mpc.control(&mut model, &poisoned, &bounds, &s).unwrap();
+    assert!(
+        matches!(stats.fallback, Some(ControlError::NonFinite { .. })),
+        "{stats:?}"
+    );
+    assert_eq!((u, stats.steps), (mpc.controls[0], H));
+    poisoned.poison.set(false);
+    let (_, stats) = mpc.control(&mut model, &poisoned, &bounds, &s).unwrap();
+    assert_eq!(stats.fallback, None);
+
+    // 3. Invalid input: an error, and nothing changed.
+    let before = (mpc, model);
+    let reversed = Bounds {
+        lo: SVector::from([1.0]),
+        hi: SVector::from([-1.0]),
+    };
+    assert!(mpc.control(&mut model, &cost(), &reversed, &s).is_err());
+    assert!(mpc
+        .prepare(&mut model, &cost(), &Bounds::symmetric(f64::NAN))
+        .is_err());
+    let nan_r = Quadratic {
+        r: SMatrix::from([[f64::NAN]]),
+        ..cost()
+    };
+    assert!(mpc.control(&mut model, &nan_r, &bounds, &s).is_err());
+    let off = State::new(0.0, [0.0, 0.1, 0.3], [0.0; 3]);
+    assert!(matches!(
+        mpc.control(&mut model, &cost(), &bounds, &off),
+        Err(ControlError::Step(_))
+    ));
+    let nan = State::new(0.0, [f64::NAN, 0.0, L], [0.0; 3]);
+    assert!(mpc.control(&mut model, &cost(), &bounds, &nan).is_err());
+    // A feedback needs its preparation.
+    assert!(matches!(
+        mpc.feedback(&model, &s),
+        Err(ControlError::InvalidArgument { .. })
+    ));
+    assert!(same(&before, &(mpc, model)));
+    // A prepared driver refuses a bad measurement and still takes a good one.
+    mpc.prepare(&mut model, &cost(), &bounds).unwrap();
+    let prepared = mpc;
+    assert!(mpc.feedback(&model, &off).is_err());
+    assert!(same(&prepared, &mpc));
+    let (_, stats) = mpc.feedback(&model, &s).unwrap();
+    assert_eq!(stats.fallback, None);
+
+    // 4. Non-finite initial inputs of a new driver.
+    let mut fresh = SqpRti::<3, 1, 4, H>::new(&s, [SVector::from([f64::NAN]); H]);
+    let copy = fresh;
+    assert!(fresh.control(&mut model, &cost(), &bounds, &s).is_err());
+    assert!(same(&copy, &fresh));
+}
+
+#[test]
+fn an_sqp_period_allocates_nothing() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let bounds = Bounds::symmetric(3.0);
+    let mut s = at(0.1, 0.0);
+    let mut mpc = Box::new(SqpRti::<3, 1, 4, H>::new(&s, [SVector::zeros(); H]));
+    let mut plant = model;
+    let (ok, n) = watched(|| {
+        let mut ok = true;
+        for _ in 0..10 {
+            let (u, stats) = mpc.control(&mut model, &cost(), &bounds, &s).unwrap();
+            ok &= stats.fallback.is_none();
+            plant.system_mut().u = u[0];
+            plant.step(&mut s).unwrap();
+        }
+        ok
+    });
+    assert!(ok);
+    assert_eq!(n, 0, "an SQP period allocated {n} times");
+}
