@@ -161,8 +161,13 @@ pub const SYMMETRY_TOLERANCE: f64 = 1e-9;
 /// Whether `a` is a usable covariance or weight: every entry finite, symmetric to
 /// [`SYMMETRY_TOLERANCE`] times `max |a_ij|`, and positive definite (`definite`, a Cholesky
 /// factor of its symmetric part exists) or positive semidefinite (one exists after a shift of
-/// the diagonal by [`SYMMETRY_TOLERANCE`] times `max |a_ij|`). The zero matrix is
-/// semidefinite, not definite.
+/// the diagonal by [`SYMMETRY_TOLERANCE`]). The zero matrix is semidefinite, not definite.
+///
+/// The factorization is of the symmetrically scaled matrix `D a D`, `D_ii = 1/√|a_ii|` (or the
+/// row's largest entry where `a_ii = 0`), which has unit diagonal: so the test is relative to
+/// each direction's own scale, and a negative variance next to a huge one (`diag(1e300, −1)`)
+/// is refused, where a tolerance relative to `max |a_ij|` would call it round-off and let an
+/// indefinite covariance through, to surface only once the huge variance shrinks.
 ///
 /// ```
 /// use spark_runtime::control::dense::is_symmetric_positive;
@@ -172,6 +177,9 @@ pub const SYMMETRY_TOLERANCE: f64 = 1e-9;
 /// assert!(!is_symmetric_positive(&Matrix2::new(1.0, 0.0, 0.0, -1.0), false));
 /// assert!(!is_symmetric_positive(&Matrix2::new(1.0, 0.5, 0.0, 1.0), true)); // asymmetric
 /// assert!(!is_symmetric_positive(&Matrix2::new(f64::NAN, 0.0, 0.0, 1.0), false));
+/// // Scales far apart: each direction is judged on its own.
+/// assert!(!is_symmetric_positive(&Matrix2::new(1e300, 0.0, 0.0, -1.0), false));
+/// assert!(is_symmetric_positive(&Matrix2::new(1e300, 0.0, 0.0, 1e-300), true));
 /// ```
 pub fn is_symmetric_positive<const R: usize>(a: &SMatrix<f64, R, R>, definite: bool) -> bool {
     if !a.iter().all(|x| x.is_finite()) {
@@ -186,12 +194,25 @@ pub fn is_symmetric_positive<const R: usize>(a: &SMatrix<f64, R, R>, definite: b
             }
         }
     }
-    let sym = (a + a.transpose()) * 0.5;
+    let mut sym = (a + a.transpose()) * 0.5;
+    for i in 0..R {
+        let own = sym[(i, i)].abs();
+        let row = (0..R).fold(0.0f64, |m, j| m.max(sym[(i, j)].abs()));
+        let size = if own > 0.0 { own } else { row };
+        if size > 0.0 {
+            // Row and column i by 1/√size each: the diagonal entry becomes ±1.
+            let d = 1.0 / crate::math::sqrt(size);
+            for j in 0..R {
+                sym[(i, j)] *= d;
+                sym[(j, i)] *= d;
+            }
+        }
+    }
     if definite {
         cholesky(&sym).is_some()
     } else {
         // The smallest normal number keeps the zero matrix's shifted pivots positive.
-        let shift = tol + f64::MIN_POSITIVE;
+        let shift = SYMMETRY_TOLERANCE + f64::MIN_POSITIVE;
         cholesky(&(sym + SMatrix::<f64, R, R>::identity() * shift)).is_some()
     }
 }
