@@ -203,7 +203,7 @@ fn nmpc_holds_the_pole_upright_within_bounds() -> Result<(), Box<dyn std::error:
     };
     let bounds = Bounds::symmetric(5.0);
     let mut s = State::new(0.0, [0.0, 0.5 * 0.25f64.sin(), 0.5 * 0.25f64.cos()], [0.0; 3]);
-    let mut mpc = Nmpc::<3, 1, 4, 40>::new(&s, [SVector::zeros(); 40], 1, Settings::default());
+    let mut mpc = Nmpc::for_model(&model, &s, [SVector::zeros(); 40], 1, Settings::default()); // sizes from the model
     for _ in 0..300 {
         let (u, stats) = mpc.control(&mut model, &cost, &bounds, &s)?; // stats: steps, QP iterations
         plant.system_mut().u = u[0];

@@ -319,6 +319,46 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> Ilqr<N, U, 
         }
     }
 
+    /// [`Ilqr::new`] with the sizes taken from the model of `sim`: the tangent dimension `D`
+    /// (`2N − 2M − K`) and the input count `U` are the model's, the horizon `H` the length of
+    /// `controls`, so no size is written by hand.
+    ///
+    /// ```
+    /// use spark::control::ilqr::Ilqr;
+    /// use spark::nalgebra::SVector;
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     /// A pendulum on a rod, pushed sideways.
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         inputs: [u],
+    ///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    ///         forces: [u, 0.0],
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.02).unwrap();
+    /// let start = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
+    /// let solver = Ilqr::for_model(&sim, start, [SVector::zeros(); 25]);
+    /// assert_eq!(solver.policy.gains[0].shape(), (1, 2)); // U × D: one input, D = 2·2 − 2
+    /// ```
+    pub fn for_model<Sys, Meth, const M: usize, const K: usize, const X: usize>(
+        sim: &Integrator<Sys, Meth>,
+        start: State<N>,
+        controls: [SVector<f64, U>; H],
+    ) -> Self
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+    {
+        let () = <Sys as Dimensions<N, M, K, U, D, X>>::CONSISTENT;
+        let _ = sim;
+        Self::new(start, controls)
+    }
+
     /// The checks every entry point makes before it changes anything.
     fn check_arguments<C, const X: usize>(cost: &C, bounds: &Bounds<U>) -> Result<(), ControlError>
     where

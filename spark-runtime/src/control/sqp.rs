@@ -183,6 +183,45 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
         out
     }
 
+    /// [`SqpRti::new`] with the sizes taken from the model of `sim` (`D` and `U` the model's,
+    /// `H` the length of `controls`): no size written by hand.
+    ///
+    /// ```
+    /// use spark::control::sqp::SqpRti;
+    /// use spark::nalgebra::SVector;
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     /// A pendulum on a rod, pushed sideways.
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         inputs: [u],
+    ///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    ///         forces: [u, 0.0],
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.02).unwrap();
+    /// let s = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
+    /// let mpc = SqpRti::for_model(&sim, &s, [SVector::zeros(); 30]);
+    /// assert_eq!(mpc.state(0).q, s.q);
+    /// ```
+    pub fn for_model<Sys, Meth, const M: usize, const K: usize, const X: usize>(
+        sim: &Integrator<Sys, Meth>,
+        state: &State<N>,
+        controls: [SVector<f64, U>; H],
+    ) -> Self
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+    {
+        let () = <Sys as Dimensions<N, M, K, U, D, X>>::CONSISTENT;
+        let _ = sim;
+        Self::new(state, controls)
+    }
+
     /// `x_k` for `0 ≤ k ≤ H`.
     pub fn state(&self, k: usize) -> &State<N> {
         if k == 0 {
