@@ -25,6 +25,7 @@ mod emprk;
 mod forces;
 mod four_bar;
 mod helpers;
+mod light_links;
 mod lints;
 mod lobatto;
 mod lobatto_index2;

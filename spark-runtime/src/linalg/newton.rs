@@ -130,10 +130,18 @@ impl Monitor {
         self.judge(delta / unit, noise / unit)
     }
 
+    /// The error for a regular matrix whose attainable accuracy is `ratio` tolerances.
+    pub(crate) fn ill_conditioned(&self, ratio: f64) -> Error {
+        Error::IllConditioned {
+            phase: self.phase,
+            attainable: ratio,
+        }
+    }
+
     /// The noise floor of a full-Newton convergence test whose rounding floor is `floor` and
     /// whose attainable accuracy (e.g. [`attainable`]) is `attainable`: updates below
     /// [`ATTAINABLE_MARGIN`] times it count as round-off. Fails with
-    /// [`Error::SingularJacobian`] when that exceeds [`ILL_CONDITIONED`] times `reference`
+    /// [`Error::IllConditioned`] when that exceeds [`ILL_CONDITIONED`] times `reference`
     /// (the tolerance, in the test's units): rounding alone then moves the solution by far
     /// more than the tolerance; near a configuration where the constraints lose rank the
     /// equations have several nearby solutions, and whichever Newton finds is not to be
@@ -146,7 +154,7 @@ impl Monitor {
     ) -> Result<f64, Error> {
         let bound = ATTAINABLE_MARGIN * attainable;
         if bound > ILL_CONDITIONED * reference {
-            return Err(self.singular());
+            return Err(self.ill_conditioned(bound / reference));
         }
         Ok(floor.max(bound))
     }
@@ -189,7 +197,7 @@ pub(crate) fn attainable(condition: f64) -> f64 {
 pub(crate) const ATTAINABLE_MARGIN: f64 = 8.0;
 
 /// A full-Newton stage solve whose attainable accuracy is this many times worse than the
-/// tolerance fails with [`Error::SingularJacobian`] instead of returning a step it cannot
+/// tolerance fails with [`Error::IllConditioned`] instead of returning a step it cannot
 /// resolve (tested on the parallelogram four-bar at its change point, `tests/suite/four_bar.rs`; the dense
 /// coupled solves of `dense_newton` use the same bound).
 pub(crate) const ILL_CONDITIONED: f64 = 1e4;

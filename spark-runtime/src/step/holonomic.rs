@@ -27,6 +27,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
+use crate::linalg::attainable;
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
 use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit, with_fallback};
@@ -138,13 +139,11 @@ fn exact_correction<
     it: &StageIterate<'_, N, M, S>,
     (t0, q0): (f64, &SVector<f64, N>),
     (rv, rmu): (&mut [SVector<f64, N>; S], &mut [SVector<f64, M>; S]),
-    noise: (f64, f64),
+    noise: &RowNoise<N>,
 ) -> Result<f64, lu::Singular> {
     let st = tab.s_tilde;
     // The step start's G, dense (a sparse model forms no M × N matrix outside this solve).
     let gq0 = sys.constraint_gradient(t0, q0).1;
-    // `noise.1` comes per unit of `max |G|`: the constraint rows' rounding scales with G.
-    let noise = (noise.0, noise.1 * gq0.amax());
     let k_len = <StageLayout<N, M, S> as Layout>::LEN;
     let dyns: [DynamicsJacobian<N>; S] =
         core::array::from_fn(|i| sys.dynamics_jacobian(it.times[i], &it.qs[i], &it.vs[i]));
@@ -176,6 +175,10 @@ fn exact_correction<
     let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
     let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
     assemble_stage_matrix(tab, h, &dyns, &hessians, &gq0, jm);
+    // The rounding of each residual row, from the matrix before its factors overwrite it.
+    let mut rows = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    let mut scale = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    noise.rows(it.mu, &mut scale, &mut rows, jm, st);
     lu::factor(jm, p, k_len)?;
     lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut rhs), k_len);
     for i in 0..S {
@@ -186,35 +189,68 @@ fn exact_correction<
             rmu[i][l] = rhs.1[i][l];
         }
     }
-    // The accuracy the iteration can attain: the rounding of the residual rows (`noise.0` in
-    // the momentum rows, `noise.1` in the constraint rows), propagated through the solve, with
-    // two sign patterns (a cheap stand-in for the worst case).
-    let mut attainable = 0.0f64;
-    for alternate in [false, true] {
-        let mut e = <StageLayout<N, M, S> as Layout>::fill(0.0);
-        let mut sign = 1.0;
+    // The accuracy the iteration can attain: that rounding propagated through the solve to
+    // the velocities (`scale` is scratch now).
+    let mut weight = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    for i in 0..S {
+        weight.0[i] = [1.0; N];
+    }
+    let mut y = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    Ok(attainable::propagated(
+        jm,
+        p,
+        flat::<StageLayout<N, M, S>, f64>(&mut rows),
+        flat::<StageLayout<N, M, S>, f64>(&mut weight),
+        flat::<StageLayout<N, M, S>, f64>(&mut y),
+        flat::<StageLayout<N, M, S>, f64>(&mut scale),
+    ))
+}
+
+/// What the rounding of the stage residual's rows is made of, row by row: the size of the
+/// velocity unknowns and, per coordinate, the size of the momentum row's own terms (the
+/// momenta, the forces times `h`, the reactions). The rounding of each row is `ε` times its
+/// terms, not the largest term of the system: a robot's heavy trunk has momenta ~1e2 and its
+/// fingers inertias ~1e-5, and one `ε max |p|` for every row, divided by a finger's inertia,
+/// was read as an accuracy the iteration could not attain (`SingularJacobian` on Talos).
+struct RowNoise<const N: usize> {
+    /// The size of the stage velocities.
+    vscale: f64,
+    /// The position rows' `(1 + max|q0|)/|h|` (see [`attainable::row_rounding`]).
+    position_scale: f64,
+    /// Per coordinate, the sum of the sizes of its momentum rows' terms.
+    terms: SVector<f64, N>,
+}
+
+impl<const N: usize> RowNoise<N> {
+    /// The rounding of every row of the stage system whose matrix (not yet factored) is `jm`
+    /// into `rows`, with the multipliers `mu`; `scale` is scratch.
+    fn rows<const M: usize, const S: usize>(
+        &self,
+        mu: &[SVector<f64, M>; S],
+        scale: &mut <StageLayout<N, M, S> as Layout>::Of<f64>,
+        rows: &mut <StageLayout<N, M, S> as Layout>::Of<f64>,
+        jm: &[f64],
+        st: usize,
+    ) {
         for i in 0..S {
-            for a in 0..N {
-                e.0[i][a] = sign * noise.0;
-                if alternate {
-                    sign = -sign;
-                }
-            }
+            scale.0[i] = [self.vscale; N];
             for l in 0..M {
-                e.1[i][l] = sign * noise.1;
-                if alternate {
-                    sign = -sign;
-                }
+                scale.1[i][l] = mu[i][l].abs();
             }
         }
-        lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut e), k_len);
-        for i in 0..S {
-            for a in 0..N {
-                attainable = attainable.max(e.0[i][a].abs());
+        let positions = S * N..S * N + st * M;
+        attainable::row_rounding(
+            jm,
+            flat::<StageLayout<N, M, S>, f64>(scale),
+            (&positions, self.position_scale),
+            flat::<StageLayout<N, M, S>, f64>(rows),
+        );
+        for row in rows.0.iter_mut() {
+            for (r, t) in row.iter_mut().zip(self.terms.iter()) {
+                *r += f64::EPSILON * t;
             }
         }
     }
-    Ok(attainable)
 }
 
 /// The converged stage solve, reduced to what the end point needs.
@@ -782,17 +818,18 @@ where
             // before the iteration); spelled out so that the dense solve is dead code.
             return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
         }
-        // Rounding of the momentum rows (the largest of their terms) and of the constraint
-        // rows g/h (|q| ε |G| / h; `exact_correction` applies the |G|).
+        // What the rounding of each row is made of: the momentum rows' own terms per
+        // coordinate, the velocities' size, the constraint rows' positions.
         let h = self.h;
-        let momentum = w.pf.iter().fold(max_abs(self.p0), |m, x| {
-            m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
-        });
-        let reactions = w.reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)));
-        let noise = (
-            f64::EPSILON * (momentum + reactions),
-            f64::EPSILON * (1.0 + max_abs(self.q0)) * self.inv_h.abs(),
-        );
+        let mut terms = self.p0.abs();
+        for ((p, f), r) in w.pf.iter().zip(w.reactions.iter()) {
+            terms += p.abs() + f.abs() * h.abs() + r.abs();
+        }
+        let noise = RowNoise {
+            vscale: w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v))),
+            position_scale: self.position_noise,
+            terms,
+        };
         let stages = StageIterate {
             times: &self.times,
             lobatto_times: &self.lobatto_times,
@@ -809,7 +846,7 @@ where
             &stages,
             at,
             (&mut w.rv, &mut w.rmu),
-            noise,
+            &noise,
         )
         .map_err(|_| monitor.singular())
     }
@@ -997,7 +1034,8 @@ where
 
     /// Factors the end-point matrix at `(t1, q1, v1)` into `matrix` ([`Factoring::end`]);
     /// returns the momentum there. Fails with [`Error::SingularJacobian`] when the matrix is
-    /// singular or its Schur complement too ill-conditioned to resolve the tolerance (it is
+    /// singular, [`Error::IllConditioned`] when its Schur complement is too ill-conditioned to
+    /// resolve the tolerance (it is
     /// built with G and W at the end point in both iterations: its conditioning bounds what
     /// either can resolve).
     #[inline(always)]
@@ -1021,8 +1059,9 @@ where
         )
         .map_err(|_| monitor.singular())?;
         let condition = matrix.as_ref().map_or(f64::INFINITY, Fac::end_condition);
-        if attainable(condition) > ILL_CONDITIONED * self.options.tolerance {
-            return Err(monitor.singular());
+        let ratio = attainable(condition) / self.options.tolerance;
+        if ratio > ILL_CONDITIONED {
+            return Err(monitor.ill_conditioned(ratio));
         }
         Ok(p)
     }
