@@ -19,7 +19,8 @@
 //! in between (stage velocities O(h³) from the solution; `predict_motion`); its iterations evaluate
 //! residuals only
 //! (`momentum_force`, `constraint_gradient`). If it converges slowly or not at all, the solve
-//! falls back to full Newton (`Options::simplified_newton`).
+//! falls back to full Newton (`Options::simplified_newton`), which searches along corrections
+//! that do not lower the residual (`line_search`: dry friction's near-step, `docs/friction.md`).
 
 // The loops index stages, blocks and components the way the paper writes its subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -204,6 +205,28 @@ fn exact_correction<
         flat::<StageLayout<N, M, S>, f64>(&mut y),
         flat::<StageLayout<N, M, S>, f64>(&mut scale),
     ))
+}
+
+/// Full Newton searches along corrections above this many tolerances (see
+/// `StepConstants::searches`).
+const SEARCH_ABOVE: f64 = 1e6;
+
+/// The most halvings of full Newton's line search (`λ ≥ 2⁻¹⁰`).
+const HALVINGS: u32 = 10;
+
+/// The merit of a stage residual `(rv, rmu)` for the line search: `Σ (rv_ia / L_aa)² + Σ
+/// rmu_il²`, with `inv_mass` the inverse mass diagonal: every row in velocity units, so that a
+/// light link's rows count as much as the trunk's.
+fn merit<const N: usize, const M: usize, const S: usize>(
+    rv: &[SVector<f64, N>; S],
+    rmu: &[SVector<f64, M>; S],
+    inv_mass: &SVector<f64, N>,
+) -> f64 {
+    let mut sum = 0.0;
+    for (r, m) in rv.iter().zip(rmu) {
+        sum += r.component_mul(inv_mass).norm_squared() + m.norm_squared();
+    }
+    sum
 }
 
 /// What the rounding of the stage residual's rows is made of, row by row: the size of the
@@ -699,6 +722,13 @@ where
         self.start_iterate(guess, &mut w);
         let mut monitor = Monitor::new(Phase::Stages, self.options.max_iterations);
         let (mut converged, mut refreshed, mut spent) = (false, false, 0);
+        // Full Newton's line search weighs the momentum rows by the inverse mass diagonal.
+        let inv_mass = if simplified {
+            SVector::zeros()
+        } else {
+            let lvv = self.sys.mass_force(self.t0, self.q0, self.v0).lvv;
+            SVector::<f64, N>::from_fn(|a, _| 1.0 / lvv[(a, a)].abs().max(f64::MIN_POSITIVE))
+        };
         loop {
             // Converged, the last node's g is not needed, only its G (in `converged`).
             self.evaluate_nodes(&mut w, if converged { st - 1 } else { st });
@@ -706,7 +736,13 @@ where
                 return self.converged::<Kp>(&mut w, spent + monitor.iterations());
             }
             self.residual(&mut w);
+            let merit = merit(w.rv, w.rmu, &inv_mass);
             let attainable = self.correct(simplified, approx.as_ref(), &mut w, &monitor)?;
+            if !simplified && self.searches(&w) && self.line_search(&mut w, &inv_mass, merit) < 1.0
+            {
+                self.update_damped(&mut w, &mut monitor)?;
+                continue;
+            }
             if self.update(&mut w, simplified, attainable, &mut monitor)? == Verdict::Converged {
                 converged = true;
             } else if simplified && monitor.is_slow() {
@@ -723,6 +759,81 @@ where
                 return Err(slow(Phase::Stages, iterations, monitor.last()));
             }
         }
+    }
+
+    /// Full Newton's backtracking line search on the correction in `w` from an iterate whose
+    /// residual has the `merit` ([`merit`]): the largest `λ = 2⁻ᵏ` (k ≤ [`HALVINGS`]) whose
+    /// iterate lowers the merit by the Armijo fraction, the correction in `w` scaled by it (the
+    /// iterate and the residual buffers as on entry, the nodes evaluated at the trial).
+    ///
+    /// Why: a model's regularized dry friction `f v / √(v² + ε²)` (`docs/friction.md`) is
+    /// nearly a step of height `2f` within `|v| ≲ ε`. Where a joint stops within the step the
+    /// stage velocity's solution lies in that band, and Newton from outside it jumps between
+    /// the flat sides forever: on the 50-dof Talos (light grippers, friction 1, ε = 1e-3)
+    /// every one of 20 random states failed within its first five steps with full Newton's
+    /// updates stuck at 0.4 (`NoConvergence` after 20 iterations).
+    #[inline(always)]
+    fn line_search(
+        &self,
+        w: &mut StageWork<'_, N, M, S>,
+        inv_mass: &SVector<f64, N>,
+        merit0: f64,
+    ) -> f64 {
+        let (vs0, mu0) = (*w.vs, *w.mu);
+        let (dv, dmu) = (*w.rv, *w.rmu);
+        let mut lambda = 1.0;
+        for k in 0..=HALVINGS {
+            for i in 0..S {
+                w.vs[i] = vs0[i] + dv[i] * lambda;
+                w.mu[i] = mu0[i] + dmu[i] * lambda;
+            }
+            self.evaluate_nodes(w, self.tab.s_tilde);
+            self.residual(w);
+            let trial = merit(w.rv, w.rmu, inv_mass);
+            if trial <= (1.0 - 1e-4 * lambda) * merit0 || !merit0.is_finite() || k == HALVINGS {
+                break;
+            }
+            lambda *= 0.5;
+        }
+        *w.vs = vs0;
+        *w.mu = mu0;
+        for i in 0..S {
+            w.rv[i] = dv[i] * lambda;
+            w.rmu[i] = dmu[i] * lambda;
+        }
+        lambda
+    }
+
+    /// Whether full Newton's correction in `w` is large enough for a line search: above
+    /// [`SEARCH_ABOVE`] tolerances. Below it the iterate is in Newton's quadratic range (for
+    /// friction, within a fraction of `ε`), and near the solution the merit is rounding
+    /// noise that no halving lowers.
+    #[inline(always)]
+    fn searches(&self, w: &StageWork<'_, N, M, S>) -> bool {
+        let delta = w.rv.iter().fold(0.0f64, |m, r| m.max(max_abs(r)));
+        let vscale = w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v)));
+        let unit = tolerance_unit(self.options.tolerance, false, vscale);
+        let floor = rounding_floor(vscale, self.position_noise);
+        delta > SEARCH_ABOVE * unit.max(floor)
+    }
+
+    /// Adds the correction a line search shortened to the iterate in `w` and counts it
+    /// ([`Monitor::damped`]).
+    #[inline(always)]
+    fn update_damped(
+        &self,
+        w: &mut StageWork<'_, N, M, S>,
+        monitor: &mut Monitor,
+    ) -> Result<(), Error> {
+        let mut delta = 0.0f64;
+        for i in 0..S {
+            w.vs[i] += w.rv[i];
+            delta = delta.max(max_abs(&w.rv[i]));
+            w.mu[i] += w.rmu[i];
+        }
+        let vscale = w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v)));
+        let unit = tolerance_unit(self.options.tolerance, false, vscale.max(f64::MIN_POSITIVE));
+        monitor.damped(delta / unit)
     }
 
     /// Writes the predicted motion's stage velocities and scaled multipliers into `w`
