@@ -42,7 +42,7 @@ fn failures(model: &LightLinks, options: Options) -> Vec<(usize, usize, Error)> 
     for k in 0..20 {
         let (s, c) = ((k as f64 * 0.731).sin(), (k as f64 * 1.37).cos());
         let mut state = State::new(0.0, [0.3 * s, c, c], [2.0 * s, 2.0 * c, 2.0 * c]);
-        let mut sim = Integrator::<LightLinks, GaussLobatto<2>>::new(model.clone(), 1e-3)
+        let mut sim = Integrator::<LightLinks, GaussLobatto<2>>::new(*model, 1e-3)
             .unwrap()
             .with_options(options);
         let e0 = sim.energy(&state);
