@@ -2,8 +2,8 @@
 //! rocker line up and the constraint Jacobian loses rank). There the step equations have a
 //! solution on each branch of motion, close together. A step either continues the
 //! parallelogram motion or, when the conditioning of its Newton matrices says rounding alone
-//! could move it onto another branch, fails with `SingularJacobian` and leaves the state
-//! untouched; `advance_to` then retries with a smaller step and passes through.
+//! could move it onto another branch, fails with `IllConditioned` (or `SingularJacobian`) and
+//! leaves the state untouched; `advance_to` then retries with a smaller step and passes through.
 //!
 //! `cargo run --release --example four_bar`
 

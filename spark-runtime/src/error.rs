@@ -98,6 +98,18 @@ pub enum Error {
         /// The solve that failed.
         phase: Phase,
     },
+    /// A Newton matrix is regular but too ill-conditioned for the tolerance: the rounding of
+    /// the residual, propagated through the solve, moves the solution by more than
+    /// `newton::ILL_CONDITIONED` (1e4) times the tolerance, so no iterate can be trusted to
+    /// it. Near a configuration where the constraints lose rank (a four-bar approaching its
+    /// change point) the equations have several nearby solutions; elsewhere, a tolerance far
+    /// below what `f64` resolves for the model's scales.
+    IllConditioned {
+        /// The solve that failed.
+        phase: Phase,
+        /// The accuracy the solve can attain, in units of the tolerance (above 1e4).
+        attainable: f64,
+    },
     /// An adaptive driver needed a step smaller than [`crate::Options::min_step`] (or the
     /// round-off floor) to meet the tolerances: a singularity, a discontinuity the model does
     /// not declare, or tolerances below what `f64` allows. The state is left at the last
@@ -266,6 +278,10 @@ impl fmt::Display for Error {
                 f,
                 "singular Newton matrix in the {phase:?} solve: the constraints lost rank or the Lagrangian is not regular here"
             ),
+            Error::IllConditioned { phase, attainable } => write!(
+                f,
+                "ill-conditioned Newton matrix in the {phase:?} solve: rounding alone moves the solution by {attainable:.1e} times the tolerance; the constraints are close to losing rank here, or the tolerance is below what f64 resolves"
+            ),
         }
     }
 }
@@ -288,6 +304,7 @@ mod tests {
             Error::Diverged { .. } => "Diverged",
             Error::Unsupported { .. } => "Unsupported",
             Error::SingularJacobian { .. } => "SingularJacobian",
+            Error::IllConditioned { .. } => "IllConditioned",
             Error::StepSizeTooSmall { .. } => "StepSizeTooSmall",
             Error::TooManySteps { .. } => "TooManySteps",
             Error::InvalidTolerance { .. } => "InvalidTolerance",
@@ -328,6 +345,10 @@ mod tests {
             },
             Error::Unsupported { what: "x" },
             Error::SingularJacobian { phase },
+            Error::IllConditioned {
+                phase,
+                attainable: 2e4,
+            },
             Error::StepSizeTooSmall { t: 0.0, h: 1e-13 },
             Error::TooManySteps { t: 1.0 },
             Error::InvalidTolerance { what: "x" },
@@ -357,7 +378,7 @@ mod tests {
                 limit: 1.0,
             },
         ];
-        let mut names: [&str; 20] = [""; 20];
+        let mut names: [&str; 21] = [""; 21];
         for (slot, e) in names.iter_mut().zip(&all) {
             *slot = name(e);
             // A row of the table: "| `Name {" or "| `Name` |".

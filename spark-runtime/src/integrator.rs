@@ -223,6 +223,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     ) -> Error {
         match error {
             Error::SingularJacobian { .. }
+            | Error::IllConditioned { .. }
             | Error::Diverged { .. }
             | Error::NoConvergence { .. } => St::diagnose(&self.sys, h, state).unwrap_or(error),
             other => other,

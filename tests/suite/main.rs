@@ -28,6 +28,7 @@ mod forces;
 mod four_bar;
 mod front_door;
 mod helpers;
+mod light_links;
 mod lints;
 mod lobatto;
 mod lobatto_index2;

@@ -139,7 +139,8 @@ fn a_step_too_large_for_newton_is_an_error_and_loses_nothing() {
             r,
             Err(Error::NoConvergence { .. }
                 | Error::Diverged { .. }
-                | Error::SingularJacobian { .. })
+                | Error::SingularJacobian { .. }
+                | Error::IllConditioned { .. })
         ),
         "{r:?}"
     );
@@ -178,7 +179,10 @@ fn running_into_a_singular_configuration_is_an_error_and_loses_nothing() {
     eprintln!("failed near q = {:?}: {err}", at.q);
     assert!(matches!(
         err,
-        Error::SingularJacobian { .. } | Error::Diverged { .. } | Error::NoConvergence { .. }
+        Error::SingularJacobian { .. }
+            | Error::IllConditioned { .. }
+            | Error::Diverged { .. }
+            | Error::NoConvergence { .. }
     ));
     assert!(at.q.norm() < 0.2, "failed far from the cusp: {:?}", at.q);
 }

@@ -448,7 +448,8 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
                 Err(
                     Error::NoConvergence { .. }
                     | Error::Diverged { .. }
-                    | Error::SingularJacobian { .. },
+                    | Error::SingularJacobian { .. }
+                    | Error::IllConditioned { .. },
                 ) => {
                     // Out-of-range evaluations are no reason to shrink the step.
                     if let Some(cause) = St::diagnose(self.system(), dir * h_try, state) {

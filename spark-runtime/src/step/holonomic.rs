@@ -19,7 +19,8 @@
 //! in between (stage velocities O(h³) from the solution; `predict_motion`); its iterations evaluate
 //! residuals only
 //! (`momentum_force`, `constraint_gradient`). If it converges slowly or not at all, the solve
-//! falls back to full Newton (`Options::simplified_newton`).
+//! falls back to full Newton (`Options::simplified_newton`), which searches along corrections
+//! that do not lower the residual (`line_search`: dry friction's near-step, `docs/friction.md`).
 
 // The loops index stages, blocks and components the way the paper writes its subscripts.
 #![allow(clippy::needless_range_loop)]
@@ -27,6 +28,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{Error, Phase};
+use crate::linalg::attainable;
 use crate::linalg::layout::{flat, flat_square, zero_square, Arr, Cat, Layout, Scalar};
 use crate::linalg::lu;
 use crate::linalg::newton::{attainable, rounding_floor, slow, tolerance_unit, with_fallback};
@@ -138,13 +140,11 @@ fn exact_correction<
     it: &StageIterate<'_, N, M, S>,
     (t0, q0): (f64, &SVector<f64, N>),
     (rv, rmu): (&mut [SVector<f64, N>; S], &mut [SVector<f64, M>; S]),
-    noise: (f64, f64),
+    noise: &RowNoise<N>,
 ) -> Result<f64, lu::Singular> {
     let st = tab.s_tilde;
     // The step start's G, dense (a sparse model forms no M × N matrix outside this solve).
     let gq0 = sys.constraint_gradient(t0, q0).1;
-    // `noise.1` comes per unit of `max |G|`: the constraint rows' rounding scales with G.
-    let noise = (noise.0, noise.1 * gq0.amax());
     let k_len = <StageLayout<N, M, S> as Layout>::LEN;
     let dyns: [DynamicsJacobian<N>; S] =
         core::array::from_fn(|i| sys.dynamics_jacobian(it.times[i], &it.qs[i], &it.vs[i]));
@@ -176,6 +176,10 @@ fn exact_correction<
     let jm = flat_square::<StageLayout<N, M, S>>(&mut jac);
     let p = flat::<StageLayout<N, M, S>, usize>(&mut perm);
     assemble_stage_matrix(tab, h, &dyns, &hessians, &gq0, jm);
+    // The rounding of each residual row, from the matrix before its factors overwrite it.
+    let mut rows = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    let mut scale = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    noise.rows(it.mu, &mut scale, &mut rows, jm, st);
     lu::factor(jm, p, k_len)?;
     lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut rhs), k_len);
     for i in 0..S {
@@ -186,35 +190,91 @@ fn exact_correction<
             rmu[i][l] = rhs.1[i][l];
         }
     }
-    // The accuracy the iteration can attain: the rounding of the residual rows (`noise.0` in
-    // the momentum rows, `noise.1` in the constraint rows), propagated through the solve, with
-    // two sign patterns (a cheap stand-in for the worst case).
-    let mut attainable = 0.0f64;
-    for alternate in [false, true] {
-        let mut e = <StageLayout<N, M, S> as Layout>::fill(0.0);
-        let mut sign = 1.0;
+    // The accuracy the iteration can attain: that rounding propagated through the solve to
+    // the velocities (`scale` is scratch now).
+    let mut weight = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    for i in 0..S {
+        weight.0[i] = [1.0; N];
+    }
+    let mut y = <StageLayout<N, M, S> as Layout>::fill(0.0);
+    Ok(attainable::propagated(
+        jm,
+        p,
+        flat::<StageLayout<N, M, S>, f64>(&mut rows),
+        flat::<StageLayout<N, M, S>, f64>(&mut weight),
+        flat::<StageLayout<N, M, S>, f64>(&mut y),
+        flat::<StageLayout<N, M, S>, f64>(&mut scale),
+    ))
+}
+
+/// Full Newton searches along corrections above this many tolerances (see
+/// `StepConstants::searches`).
+const SEARCH_ABOVE: f64 = 1e6;
+
+/// The most halvings of full Newton's line search (`λ ≥ 2⁻¹⁰`).
+const HALVINGS: u32 = 10;
+
+/// The merit of a stage residual `(rv, rmu)` for the line search: `Σ (rv_ia / L_aa)² + Σ
+/// rmu_il²`, with `inv_mass` the inverse mass diagonal: every row in velocity units, so that a
+/// light link's rows count as much as the trunk's.
+fn merit<const N: usize, const M: usize, const S: usize>(
+    rv: &[SVector<f64, N>; S],
+    rmu: &[SVector<f64, M>; S],
+    inv_mass: &SVector<f64, N>,
+) -> f64 {
+    let mut sum = 0.0;
+    for (r, m) in rv.iter().zip(rmu) {
+        sum += r.component_mul(inv_mass).norm_squared() + m.norm_squared();
+    }
+    sum
+}
+
+/// What the rounding of the stage residual's rows is made of, row by row: the size of the
+/// velocity unknowns and, per coordinate, the size of the momentum row's own terms (the
+/// momenta, the forces times `h`, the reactions). The rounding of each row is `ε` times its
+/// terms, not the largest term of the system: a robot's heavy trunk has momenta ~1e2 and its
+/// fingers inertias ~1e-5, and one `ε max |p|` for every row, divided by a finger's inertia,
+/// was read as an accuracy the iteration could not attain (`SingularJacobian` from 19 of 20
+/// states of `tests/suite/light_links.rs`).
+struct RowNoise<const N: usize> {
+    /// The size of the stage velocities.
+    vscale: f64,
+    /// The position rows' `(1 + max|q0|)/|h|` (see [`attainable::row_rounding`]).
+    position_scale: f64,
+    /// Per coordinate, the sum of the sizes of its momentum rows' terms.
+    terms: SVector<f64, N>,
+}
+
+impl<const N: usize> RowNoise<N> {
+    /// The rounding of every row of the stage system whose matrix (not yet factored) is `jm`
+    /// into `rows`, with the multipliers `mu`; `scale` is scratch.
+    fn rows<const M: usize, const S: usize>(
+        &self,
+        mu: &[SVector<f64, M>; S],
+        scale: &mut <StageLayout<N, M, S> as Layout>::Of<f64>,
+        rows: &mut <StageLayout<N, M, S> as Layout>::Of<f64>,
+        jm: &[f64],
+        st: usize,
+    ) {
         for i in 0..S {
-            for a in 0..N {
-                e.0[i][a] = sign * noise.0;
-                if alternate {
-                    sign = -sign;
-                }
-            }
+            scale.0[i] = [self.vscale; N];
             for l in 0..M {
-                e.1[i][l] = sign * noise.1;
-                if alternate {
-                    sign = -sign;
-                }
+                scale.1[i][l] = mu[i][l].abs();
             }
         }
-        lu::solve(jm, p, flat::<StageLayout<N, M, S>, f64>(&mut e), k_len);
-        for i in 0..S {
-            for a in 0..N {
-                attainable = attainable.max(e.0[i][a].abs());
+        let positions = S * N..S * N + st * M;
+        attainable::row_rounding(
+            jm,
+            flat::<StageLayout<N, M, S>, f64>(scale),
+            (&positions, self.position_scale),
+            flat::<StageLayout<N, M, S>, f64>(rows),
+        );
+        for row in rows.0.iter_mut() {
+            for (r, t) in row.iter_mut().zip(self.terms.iter()) {
+                *r += f64::EPSILON * t;
             }
         }
     }
-    Ok(attainable)
 }
 
 /// The converged stage solve, reduced to what the end point needs.
@@ -663,6 +723,13 @@ where
         self.start_iterate(guess, &mut w);
         let mut monitor = Monitor::new(Phase::Stages, self.options.max_iterations);
         let (mut converged, mut refreshed, mut spent) = (false, false, 0);
+        // Full Newton's line search weighs the momentum rows by the inverse mass diagonal.
+        let inv_mass = if simplified {
+            SVector::zeros()
+        } else {
+            let lvv = self.sys.mass_force(self.t0, self.q0, self.v0).lvv;
+            SVector::<f64, N>::from_fn(|a, _| 1.0 / lvv[(a, a)].abs().max(f64::MIN_POSITIVE))
+        };
         loop {
             // Converged, the last node's g is not needed, only its G (in `converged`).
             self.evaluate_nodes(&mut w, if converged { st - 1 } else { st });
@@ -670,7 +737,13 @@ where
                 return self.converged::<Kp>(&mut w, spent + monitor.iterations());
             }
             self.residual(&mut w);
+            let merit = merit(w.rv, w.rmu, &inv_mass);
             let attainable = self.correct(simplified, approx.as_ref(), &mut w, &monitor)?;
+            if !simplified && self.searches(&w) && self.line_search(&mut w, &inv_mass, merit) < 1.0
+            {
+                self.update_damped(&mut w, &mut monitor)?;
+                continue;
+            }
             if self.update(&mut w, simplified, attainable, &mut monitor)? == Verdict::Converged {
                 converged = true;
             } else if simplified && monitor.is_slow() {
@@ -687,6 +760,81 @@ where
                 return Err(slow(Phase::Stages, iterations, monitor.last()));
             }
         }
+    }
+
+    /// Full Newton's backtracking line search on the correction in `w` from an iterate whose
+    /// residual has the `merit` ([`merit`]): the largest `λ = 2⁻ᵏ` (k ≤ [`HALVINGS`]) whose
+    /// iterate lowers the merit by the Armijo fraction, the correction in `w` scaled by it (the
+    /// iterate and the residual buffers as on entry, the nodes evaluated at the trial).
+    ///
+    /// Why: a model's regularized dry friction `f v / √(v² + ε²)` (`docs/friction.md`) is
+    /// nearly a step of height `2f` within `|v| ≲ ε`. Where a joint stops within the step the
+    /// stage velocity's solution lies in that band, and Newton from outside it jumps between
+    /// the flat sides forever: on the 50-dof Talos (light grippers, friction 1, ε = 1e-3)
+    /// every one of 20 random states failed within its first five steps with full Newton's
+    /// updates stuck at 0.4 (`NoConvergence` after 20 iterations).
+    #[inline(always)]
+    fn line_search(
+        &self,
+        w: &mut StageWork<'_, N, M, S>,
+        inv_mass: &SVector<f64, N>,
+        merit0: f64,
+    ) -> f64 {
+        let (vs0, mu0) = (*w.vs, *w.mu);
+        let (dv, dmu) = (*w.rv, *w.rmu);
+        let mut lambda = 1.0;
+        for k in 0..=HALVINGS {
+            for i in 0..S {
+                w.vs[i] = vs0[i] + dv[i] * lambda;
+                w.mu[i] = mu0[i] + dmu[i] * lambda;
+            }
+            self.evaluate_nodes(w, self.tab.s_tilde);
+            self.residual(w);
+            let trial = merit(w.rv, w.rmu, inv_mass);
+            if trial <= (1.0 - 1e-4 * lambda) * merit0 || !merit0.is_finite() || k == HALVINGS {
+                break;
+            }
+            lambda *= 0.5;
+        }
+        *w.vs = vs0;
+        *w.mu = mu0;
+        for i in 0..S {
+            w.rv[i] = dv[i] * lambda;
+            w.rmu[i] = dmu[i] * lambda;
+        }
+        lambda
+    }
+
+    /// Whether full Newton's correction in `w` is large enough for a line search: above
+    /// [`SEARCH_ABOVE`] tolerances. Below it the iterate is in Newton's quadratic range (for
+    /// friction, within a fraction of `ε`), and near the solution the merit is rounding
+    /// noise that no halving lowers.
+    #[inline(always)]
+    fn searches(&self, w: &StageWork<'_, N, M, S>) -> bool {
+        let delta = w.rv.iter().fold(0.0f64, |m, r| m.max(max_abs(r)));
+        let vscale = w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v)));
+        let unit = tolerance_unit(self.options.tolerance, false, vscale);
+        let floor = rounding_floor(vscale, self.position_noise);
+        delta > SEARCH_ABOVE * unit.max(floor)
+    }
+
+    /// Adds the correction a line search shortened to the iterate in `w` and counts it
+    /// ([`Monitor::damped`]).
+    #[inline(always)]
+    fn update_damped(
+        &self,
+        w: &mut StageWork<'_, N, M, S>,
+        monitor: &mut Monitor,
+    ) -> Result<(), Error> {
+        let mut delta = 0.0f64;
+        for i in 0..S {
+            w.vs[i] += w.rv[i];
+            delta = delta.max(max_abs(&w.rv[i]));
+            w.mu[i] += w.rmu[i];
+        }
+        let vscale = w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v)));
+        let unit = tolerance_unit(self.options.tolerance, false, vscale.max(f64::MIN_POSITIVE));
+        monitor.damped(delta / unit)
     }
 
     /// Writes the predicted motion's stage velocities and scaled multipliers into `w`
@@ -782,17 +930,18 @@ where
             // before the iteration); spelled out so that the dense solve is dead code.
             return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
         }
-        // Rounding of the momentum rows (the largest of their terms) and of the constraint
-        // rows g/h (|q| ε |G| / h; `exact_correction` applies the |G|).
+        // What the rounding of each row is made of: the momentum rows' own terms per
+        // coordinate, the velocities' size, the constraint rows' positions.
         let h = self.h;
-        let momentum = w.pf.iter().fold(max_abs(self.p0), |m, x| {
-            m.max(max_abs(&x.0)).max(h.abs() * max_abs(&x.1))
-        });
-        let reactions = w.reactions.iter().fold(0.0f64, |m, r| m.max(max_abs(r)));
-        let noise = (
-            f64::EPSILON * (momentum + reactions),
-            f64::EPSILON * (1.0 + max_abs(self.q0)) * self.inv_h.abs(),
-        );
+        let mut terms = self.p0.abs();
+        for ((p, f), r) in w.pf.iter().zip(w.reactions.iter()) {
+            terms += p.abs() + f.abs() * h.abs() + r.abs();
+        }
+        let noise = RowNoise {
+            vscale: w.vs.iter().fold(max_abs(self.v0), |m, v| m.max(max_abs(v))),
+            position_scale: self.position_noise,
+            terms,
+        };
         let stages = StageIterate {
             times: &self.times,
             lobatto_times: &self.lobatto_times,
@@ -809,7 +958,7 @@ where
             &stages,
             at,
             (&mut w.rv, &mut w.rmu),
-            noise,
+            &noise,
         )
         .map_err(|_| monitor.singular())
     }
@@ -997,7 +1146,8 @@ where
 
     /// Factors the end-point matrix at `(t1, q1, v1)` into `matrix` ([`Factoring::end`]);
     /// returns the momentum there. Fails with [`Error::SingularJacobian`] when the matrix is
-    /// singular or its Schur complement too ill-conditioned to resolve the tolerance (it is
+    /// singular, [`Error::IllConditioned`] when its Schur complement is too ill-conditioned to
+    /// resolve the tolerance (it is
     /// built with G and W at the end point in both iterations: its conditioning bounds what
     /// either can resolve).
     #[inline(always)]
@@ -1021,8 +1171,9 @@ where
         )
         .map_err(|_| monitor.singular())?;
         let condition = matrix.as_ref().map_or(f64::INFINITY, Fac::end_condition);
-        if attainable(condition) > ILL_CONDITIONED * self.options.tolerance {
-            return Err(monitor.singular());
+        let ratio = attainable(condition) / self.options.tolerance;
+        if ratio > ILL_CONDITIONED {
+            return Err(monitor.ill_conditioned(ratio));
         }
         Ok(p)
     }

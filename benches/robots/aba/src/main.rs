@@ -26,6 +26,8 @@ macro_rules! measure_fn {
             const N: usize = $ty::COORDINATES;
             const PIN: Convention = Convention::Pinocchio;
             let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+            let steps: usize = std::env::var("ABA_STEPS").map_or(0, |s| s.parse().unwrap());
+            let mut stepped = Stepped::default();
             let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
             let (nq, nv) = $ty::PINOCCHIO_SIZES;
             let (mut rows, mut worst) = (0, 0.0f64);
@@ -55,17 +57,160 @@ macro_rules! measure_fn {
                 let qdd = sim
                     .acceleration(&State::new(0.0, q, qd))
                     .map_err(|e| format!("{e:?}"))?;
+                if steps > 0 {
+                    let (mut sim, mut state) = (sim, State::new(0.0, q, qd));
+                    let index = stepped.clean + stepped.failures.len();
+                    let failed =
+                        (0..steps).find_map(|k| sim.step(&mut state).err().map(|e| (k, e)));
+                    match failed {
+                        Some((k, e)) => {
+                            if std::env::var("ABA_DIAGNOSE").is_ok() {
+                                diagnose(&sim, &state);
+                            }
+                            stepped.failures.push((index, k, format!("{e:?}")))
+                        }
+                        None => stepped.clean += 1,
+                    }
+                }
                 let mut a = vec![0.0; nv];
                 convert::acceleration_to(PIN, &$ty::JOINT_LAYOUT, &q, &qd, qdd.as_slice(), &mut a)
                     .map_err(|e| format!("{e:?}"))?;
-                let diff = a.iter().zip(&a_pin).map(|(x, y)| (x - y).powi(2)).sum::<f64>();
+                let diff = a
+                    .iter()
+                    .zip(&a_pin)
+                    .map(|(x, y)| (x - y).powi(2))
+                    .sum::<f64>();
                 let size = a_pin.iter().map(|y| y * y).sum::<f64>();
                 worst = worst.max((diff / size.max(1e-300)).sqrt());
                 rows += 1;
             }
+            if steps > 0 {
+                println!(
+                    "{} GL2 steps of h = 1e-3 from each of {rows} states: {} states stepped \
+                     without failure; failures: {:?}",
+                    steps, stepped.clean, stepped.failures
+                );
+            }
             Ok((rows, worst))
         }
     };
+}
+
+/// The eigenvalues of the symmetric matrix `a` (cyclic Jacobi rotations).
+fn eigenvalues(mut a: Vec<Vec<f64>>) -> Vec<f64> {
+    let n = a.len();
+    for _ in 0..100 {
+        let off: f64 = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| a[i][j] * a[i][j])
+            .sum();
+        if off < 1e-40 {
+            break;
+        }
+        for p in 0..n {
+            for q in p + 1..n {
+                if a[p][q].abs() < 1e-300 {
+                    continue;
+                }
+                let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let t = if theta == 0.0 { 1.0 } else { t };
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                for k in 0..n {
+                    let (akp, akq) = (a[k][p], a[k][q]);
+                    a[k][p] = c * akp - s * akq;
+                    a[k][q] = s * akp + c * akq;
+                }
+                for k in 0..n {
+                    let (apk, aqk) = (a[p][k], a[q][k]);
+                    a[p][k] = c * apk - s * aqk;
+                    a[q][k] = s * apk + c * aqk;
+                }
+            }
+        }
+    }
+    (0..n).map(|i| a[i][i]).collect()
+}
+
+/// At a state whose step failed: the model's factoring, the mass matrix's eigenvalue range,
+/// and the step retried with other options.
+fn diagnose<Sys, const N: usize, const M: usize>(
+    sim: &Integrator<Sys, GaussLobatto<2>>,
+    state: &State<N>,
+) where
+    Sys: spark::Lagrangian<N, M, 0> + Clone,
+{
+    let sys = sim.system();
+    println!("  SPARSE_SADDLE {}", Sys::SPARSE_SADDLE);
+    let d = sys.mass_force(state.t, &state.q, &state.v);
+    let e = eigenvalues(
+        (0..N)
+            .map(|i| (0..N).map(|j| d.lvv[(i, j)]).collect())
+            .collect(),
+    );
+    let lo = e.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = e.iter().cloned().fold(0.0, f64::max);
+    println!(
+        "  mass eigenvalues {lo:.3e} .. {hi:.3e}, condition {:.3e}",
+        hi / lo
+    );
+    let diag: Vec<String> = (0..N).map(|i| format!("{:.1e}", d.lvv[(i, i)])).collect();
+    println!("  mass diagonal {}", diag.join(" "));
+    println!(
+        "  max|p| {:.3e} max|f| {:.3e} max|v| {:.3e}",
+        d.p.amax(),
+        d.f.amax(),
+        state.v.amax()
+    );
+    let base = *sim.options();
+    let tries = [
+        ("default", base),
+        (
+            "full Newton",
+            spark::Options {
+                simplified_newton: false,
+                ..base
+            },
+        ),
+        (
+            "no fallback",
+            spark::Options {
+                full_newton_fallback: false,
+                ..base
+            },
+        ),
+        (
+            "tolerance 1e-10",
+            spark::Options {
+                tolerance: 1e-10,
+                ..base
+            },
+        ),
+        (
+            "tolerance 1e-8",
+            spark::Options {
+                tolerance: 1e-8,
+                ..base
+            },
+        ),
+    ];
+    for (name, options) in tries {
+        let mut again = Integrator::<Sys, GaussLobatto<2>>::new(sys.clone(), sim.step_size())
+            .unwrap()
+            .with_options(options);
+        let mut s = *state;
+        let r = again.step(&mut s);
+        println!("  {name}: {r:?} {:?}", again.last_step_stats());
+    }
+}
+
+/// What stepping from the states gave: the states stepped `ABA_STEPS` times without failure,
+/// and per failure (state, step, error).
+#[derive(Default)]
+struct Stepped {
+    clean: usize,
+    failures: Vec<(usize, usize, String)>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/robots.rs"));
