@@ -13,7 +13,8 @@ use spark::nalgebra::{SMatrix, SVector};
 use spark::{GaussLobatto, Integrator, State};
 
 spark::mechanics! {
-    struct CartPole {
+    /// The Cartesian cart-pole, shared with `control_sqp`.
+    pub(crate) struct CartPole {
         coordinates: [xc, x, y],
         velocities: [vc, vx, vy],
         parameters: [mc = 1.0, m = 0.2, l = 0.5, g = 9.81, c = 0.4],
@@ -25,10 +26,10 @@ spark::mechanics! {
     }
 }
 
-type Sim = Integrator<CartPole, GaussLobatto<2>>;
-const L: f64 = 0.5;
+pub(crate) type Sim = Integrator<CartPole, GaussLobatto<2>>;
+pub(crate) const L: f64 = 0.5;
 
-fn at(th: f64, om: f64) -> State<3> {
+pub(crate) fn at(th: f64, om: f64) -> State<3> {
     State::new(
         0.0,
         [0.0, L * th.sin(), L * th.cos()],

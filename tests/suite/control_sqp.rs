@@ -6,39 +6,17 @@
 
 use std::cell::Cell;
 
+use crate::control_ilqr::{at, CartPole, Sim, L};
 use crate::no_alloc::watched;
 use spark::control::cost::{Cost, Quadratic, StageCost, TerminalCost};
 use spark::control::error::ControlError;
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
 use spark::control::sqp::SqpRti;
 use spark::nalgebra::{SMatrix, SVector};
-use spark::{GaussLobatto, Integrator, Options, State};
+use spark::{Options, State};
 
-spark::mechanics! {
-    struct CartPole {
-        coordinates: [xc, x, y],
-        velocities: [vc, vx, vy],
-        parameters: [mc = 1.0, m = 0.2, l = 0.5, g = 9.81, c = 0.4],
-        inputs: [u],
-        lagrangian: 0.5 * mc * vc.powi(2) + 0.5 * m * (vx.powi(2) + vy.powi(2)) - m * g * y,
-        forces: [u, 0.0, 0.0],
-        dissipation: 0.5 * c * vc.powi(2),
-        holonomic: [(x - xc).powi(2) + y.powi(2) - l.powi(2)],
-    }
-}
-
-type Sim = Integrator<CartPole, GaussLobatto<2>>;
-const L: f64 = 0.5;
 const H: usize = 40;
 const TC: f64 = 0.02;
-
-fn at(th: f64, om: f64) -> State<3> {
-    State::new(
-        0.0,
-        [0.0, L * th.sin(), L * th.cos()],
-        [0.0, L * om * th.cos(), -L * om * th.sin()],
-    )
-}
 
 fn lean(s: &State<3>) -> f64 {
     (s.q[1] - s.q[0]).atan2(s.q[2])

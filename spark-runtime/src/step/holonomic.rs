@@ -737,7 +737,12 @@ where
                 return self.converged::<Kp>(&mut w, spent + monitor.iterations());
             }
             self.residual(&mut w);
-            let merit = merit(w.rv, w.rmu, &inv_mass);
+            // Only full Newton searches: the simplified iteration needs no merit.
+            let merit = if simplified {
+                0.0
+            } else {
+                merit(w.rv, w.rmu, &inv_mass)
+            };
             let attainable = self.correct(simplified, approx.as_ref(), &mut w, &monitor)?;
             if !simplified && self.searches(&w) && self.line_search(&mut w, &inv_mass, merit) < 1.0
             {
