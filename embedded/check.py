@@ -92,6 +92,17 @@ def compare(target_path, host_path):
                 ok = False
             if d > worst:
                 worst, worst_at = d, f"word {i} of line '{' '.join(key)}'"
+    # The hold's requirement, checked here too (the scenario fails the run on it as well): the
+    # lean within 0.01 rad of upright over the last second.
+    done = target.get(("cartpole_nmpc", "done", "periods"))
+    if done is not None:
+        lean = as_float(done[done.index("lean_last_second") + 1]) \
+            if "lean_last_second" in done else None
+        if lean is None or not lean <= 0.01:
+            print(f"FAILED: the NMPC hold's lean over the last second is {lean} rad (> 0.01)")
+            ok = False
+        else:
+            print(f"NMPC hold: largest lean over the last second {lean:.3e} rad (at most 0.01)")
     extra = set(target) - set(expected)
     if extra:
         print(f"unexpected lines in the target output: {sorted(extra)}")
@@ -162,7 +173,8 @@ def nmpc_report(target_path):
     print(f"instruction counter: a loop of {expected} instructions counted as {counted} "
           "(SysTick on the 1 MHz reference clock under -icount shift=0: 1000 instructions a tick)")
     if workspace:
-        print(f"NMPC workspace (Nmpc<3, 1, 4, 50>): {workspace[0]} bytes; "
+        print(f"NMPC workspace (Ilqr<3, 1, 4, 50> for the first plan and SqpRti<3, 1, 4, 50>): "
+              f"{workspace[0]} bytes; "
               f"the rest of the hold (model, plant, costs, state, a reference to the workspace): "
               f"{workspace[1]} bytes")
     print(f"first plan (solved to convergence): {plan[0]} instructions, stack {plan[1]} bytes")
@@ -180,15 +192,16 @@ def nmpc_report(target_path):
           f"median {steps[len(steps) // 2]}, max {steps[-1]}; "
           f"instructions per step with Jacobian (the whole period's), median "
           f"{per_step[len(per_step) // 2]:.0f}")
-    # The periods of the usual step count (the warm start and one line-search trial per
-    # iteration) apart from those whose line search backtracked.
+    # The periods of the usual step count (the SQP-RTI linearizes each of the horizon's
+    # intervals once a period) apart from any that took another count.
     usual = max(set(steps), key=steps.count)
     typical = sorted(p[1] for p in periods if p[3] == usual and p[1] >= 0)
     others = sorted(p[3] for p in periods if p[3] != usual)
     if typical:
+        rest = (f"; the other {len(others)} periods took {', '.join(str(n) for n in others)} steps"
+                if others else "")
         print(f"  {len(typical)} periods of {usual} steps: {typical[0]} to {typical[-1]} "
-              f"instructions; the other {len(others)} periods took "
-              f"{', '.join(str(n) for n in others)} steps")
+              f"instructions{rest}")
     print(f"NMPC control period stack: {min(stacks)} to {max(stacks)} bytes")
     return ok, (median, counts[-1])
 

@@ -81,7 +81,7 @@ fn run(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), R
 
 /// The NMPC hold ([`scenario::cartpole_nmpc`]), with the instructions and the stack of its
 /// first plan (solved to convergence, [`NmpcHold::plan`]) and of every control period
-/// ([`NmpcHold::control`]: shift, warm start, the real-time iterations) measured around the
+/// ([`NmpcHold::control`]: the SQP-RTI preparation and feedback) measured around the
 /// calls, apart from the printing and the plant.
 fn nmpc(out: &mut hio::HostStream, counter: &mut icount::Counter) -> Result<(), RunError> {
     // The counter's check: a loop of a known number of instructions.

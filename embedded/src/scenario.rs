@@ -14,8 +14,8 @@ use core::fmt::{self, Write};
 
 use spark::control::cost::Quadratic;
 use spark::control::error::ControlError;
-use spark::control::ilqr::{Bounds, Settings};
-use spark::control::nmpc::{Nmpc, NmpcStats};
+use spark::control::ilqr::{Bounds, Ilqr, Settings};
+use spark::control::sqp::{SqpRti, SqpStats};
 use spark::nalgebra::{SMatrix, SVector};
 use spark::{GaussLobatto, Integrator, Lagrangian, Method, State};
 
@@ -312,8 +312,8 @@ where
 /// The NMPC horizon of [`cartpole_nmpc`]: intervals of [`NMPC_PERIOD`] (1 s).
 pub const NMPC_HORIZON: usize = 50;
 
-/// Real-time iterations per control period.
-pub const NMPC_ITERATIONS: usize = 2;
+/// SQP real-time iterations per control period (one preparation and one feedback).
+pub const NMPC_ITERATIONS: usize = 1;
 
 /// The control period (s), also the prediction model's step.
 pub const NMPC_PERIOD: f64 = 0.02;
@@ -327,9 +327,15 @@ const NMPC_PLANT_STEPS: u32 = 4;
 /// The lean at the start (rad), at rest, cart at the origin.
 const NMPC_LEAN0: f64 = 0.05;
 
-/// The NMPC driver of [`cartpole_nmpc`]: its whole workspace (two trajectories and a policy over
-/// the horizon), a value the caller owns.
-pub type HoldNmpc = Nmpc<3, 1, 4, NMPC_HORIZON>;
+/// The NMPC of [`cartpole_nmpc`], a value the caller owns: the box-DDP solver of the first
+/// plan (as in `examples/cartpole_swingup.rs`) and the SQP real-time iteration driver over
+/// multiple shooting that holds from that plan on, one iteration per period.
+pub struct HoldNmpc {
+    /// The first plan's solver (box-DDP, solved to convergence by [`NmpcHold::plan`]).
+    pub first: Ilqr<3, 1, 4, NMPC_HORIZON>,
+    /// The SQP-RTI driver, set from the first plan by [`NmpcHold::plan`].
+    pub sqp: SqpRti<3, 1, 4, NMPC_HORIZON>,
+}
 
 /// The hold's start: the pole leaning `NMPC_LEAN0` at rest, the cart at the origin.
 fn nmpc_start() -> State<3> {
@@ -338,17 +344,16 @@ fn nmpc_start() -> State<3> {
     State::new(0.0, [0.0, l * sin, l * cos], [0.0; 3])
 }
 
-/// A fresh workspace for [`cartpole_nmpc`]: the driver from the hold's start with zero inputs
-/// over the horizon, [`NMPC_ITERATIONS`] iterations per period, the default settings. Returned
-/// by value into the caller's place (44 kB on the Cortex-M4F).
+/// A fresh workspace for [`cartpole_nmpc`]: the first plan's solver and the SQP-RTI driver,
+/// both from the hold's start with zero inputs over the horizon. Returned by value into the
+/// caller's place (`main.rs` prints its size).
 #[inline(never)]
 pub fn nmpc_workspace() -> HoldNmpc {
-    Nmpc::new(
-        &nmpc_start(),
-        [SVector::zeros(); NMPC_HORIZON],
-        NMPC_ITERATIONS,
-        Settings::default(),
-    )
+    let start = nmpc_start();
+    HoldNmpc {
+        first: Ilqr::new(start, [SVector::zeros(); NMPC_HORIZON]),
+        sqp: SqpRti::new(&start, [SVector::zeros(); NMPC_HORIZON]),
+    }
 }
 
 /// The NMPC hold of `examples/cartpole_swingup.rs`, from near upright: the state, the
@@ -370,7 +375,9 @@ pub struct NmpcHold<'a> {
     /// The input of the current period.
     pub u: f64,
     /// What the last [`NmpcHold::control`] cost.
-    pub stats: NmpcStats,
+    pub stats: SqpStats,
+    /// Periods whose input fell back to the shifted previous plan ([`SqpStats::fallback`]).
+    pub fallbacks: u32,
 }
 
 /// The lean from upright of a cart-pole state (rad).
@@ -425,30 +432,40 @@ impl<'a> NmpcHold<'a> {
             cost,
             bounds: Bounds::symmetric(20.0),
             u: 0.0,
-            stats: NmpcStats::default(),
+            stats: SqpStats::default(),
+            fallbacks: 0,
         })
     }
 
-    /// The first plan, solved to convergence in place from the start state (the driver's first
-    /// period then rolls its inputs out again from the same state and iterates on). Returns
-    /// the iterations.
+    /// The first plan, solved to convergence in place from the start state by box-DDP (the
+    /// default settings), then handed to the SQP-RTI driver, whose first period linearizes it
+    /// without moving the horizon. Returns the iterations.
     #[inline(never)]
     pub fn plan(&mut self) -> Result<usize, RunError> {
-        let solver = &mut self.mpc.solver;
-        let settings = &self.mpc.settings;
+        let solver = &mut self.mpc.first;
         solver.initialize(&mut self.model, &self.cost, &self.bounds)?;
-        let (_, iterations) = solver.solve(&mut self.model, &self.cost, &self.bounds, settings)?;
+        let (_, iterations) = solver.solve(
+            &mut self.model,
+            &self.cost,
+            &self.bounds,
+            &Settings::default(),
+        )?;
+        self.mpc.sqp = SqpRti::from_trajectory(&solver.nominal);
         Ok(iterations)
     }
 
-    /// One control period's computation: the NMPC input for the current state (shift, warm
-    /// start by the previous policy, `NMPC_ITERATIONS` iterations).
+    /// One control period's computation: the SQP real-time iteration's preparation (apply the
+    /// last QP step, shift, linearize every interval, factor the QP) and its feedback (one QP
+    /// solve from the current state). A period that fell back to the shifted previous plan is
+    /// counted in [`NmpcHold::fallbacks`].
     #[inline(never)]
     pub fn control(&mut self) -> Result<(), RunError> {
-        let (u, stats) =
-            self.mpc
-                .control(&mut self.model, &self.cost, &self.bounds, &self.state)?;
+        self.mpc
+            .sqp
+            .prepare(&mut self.model, &self.cost, &self.bounds)?;
+        let (u, stats) = self.mpc.sqp.feedback(&self.model, &self.state)?;
         self.u = u[0];
+        self.fallbacks += u32::from(stats.fallback.is_some());
         self.stats = stats;
         Ok(())
     }
@@ -464,8 +481,8 @@ impl<'a> NmpcHold<'a> {
 }
 
 /// The NMPC hold: the cart-pole (holonomic constraint, Cartesian coordinates) released at rest
-/// leaning 0.1 rad, held upright for [`NMPC_PERIODS`] periods of 20 ms by [`HoldNmpc`]
-/// (horizon [`NMPC_HORIZON`], [`NMPC_ITERATIONS`] real-time iterations per period, |u| ≤ 20 N)
+/// leaning 0.05 rad, held upright for [`NMPC_PERIODS`] periods of 20 ms by [`HoldNmpc`]
+/// (horizon [`NMPC_HORIZON`], [`NMPC_ITERATIONS`] SQP real-time iteration per period, |u| ≤ 20 N)
 /// on a perturbed plant (pole mass +10 %, cart damping +25 %). Prints the first plan, then one
 /// line per period
 ///
@@ -473,8 +490,8 @@ impl<'a> NmpcHold<'a> {
 /// cartpole_nmpc period <k> t <t> u <u> lean <lean at the period's start> xc <cart> cost <J> steps <n> qp <n>
 /// ```
 ///
-/// and a last line with the largest |lean| over the last second, the largest |u| and the
-/// plant's largest constraint residual. `mpc` is the controller's workspace, owned by the
+/// and a last line with the largest |lean| over the last second, the largest |u|, the
+/// plant's largest constraint residual and the periods that fell back. `mpc` is the controller's workspace, owned by the
 /// caller (a fresh [`nmpc_workspace`]). The first plan is solved by `plan(&mut hold)`
 /// (normally [`NmpcHold::plan`]) and each period's input computed by `control(&mut hold)`
 /// (normally [`NmpcHold::control`]): the Cortex-M binary wraps both to count their
@@ -491,7 +508,7 @@ pub fn cartpole_nmpc<W: Write>(
     writeln!(
         out,
         "cartpole_nmpc plan iterations {iterations} cost {:.16e}",
-        hold.mpc.solver.nominal.cost
+        hold.mpc.first.nominal.cost
     )?;
     let last_second = NMPC_PERIODS - (1.0 / NMPC_PERIOD) as u32;
     let (mut worst, mut umax, mut residual) = (0.0f64, 0.0f64, 0.0f64);
@@ -521,7 +538,8 @@ pub fn cartpole_nmpc<W: Write>(
     writeln!(
         out,
         "cartpole_nmpc done periods {NMPC_PERIODS} lean_last_second {worst:.16e} max_u {umax:.16e} \
-         residual {residual:.16e}"
+         residual {residual:.16e} fallbacks {}",
+        hold.fallbacks
     )?;
     if worst > 0.01 {
         return Err(RunError::Requirement(
