@@ -15,6 +15,7 @@ mod arrays;
 mod bad_inputs;
 mod ball_table;
 mod charged_particle;
+mod control_equilibrium;
 mod control_ilqr;
 mod control_linearize;
 mod control_lqr;

@@ -211,7 +211,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
 
     /// [`Integrator::dynamics`], its checks of `state` made only when `check` (the central
     /// differences of [`Integrator::dynamics_jacobian`] evaluate off the manifold).
-    fn evaluate_dynamics<
+    pub(crate) fn evaluate_dynamics<
         const N: usize,
         const M: usize,
         const K: usize,

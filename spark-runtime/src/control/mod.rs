@@ -9,6 +9,8 @@
 //!   across a projection) so that gains and covariances carry over;
 //! * [`linearize`]: `Integrator` methods: the tangent basis without turbofish, one step with
 //!   its reduced `(A, B)`, the continuous-time dynamics `f(x, u)` and their Jacobians;
+//! * [`equilibrium`]: the inputs that hold a model still at a configuration (gravity
+//!   compensation, closed loops included), a first guess users need not derive;
 //! * [`error`]: the control layer's error, [`error::ControlError`];
 //! * [`dense`]: the small dense factorizations the rest uses (Cholesky, LU inverse, polar);
 //! * [`lqr`]: discrete LQR (finite-horizon Riccati recursion, the infinite-horizon gain);
@@ -29,6 +31,7 @@ pub mod boxqp;
 pub mod cost;
 pub mod dense;
 pub mod ekf;
+pub mod equilibrium;
 pub mod error;
 pub mod ilqr;
 pub mod linearize;
