@@ -203,7 +203,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         }
     }
 
-    /// `∂q''/∂u` at rest by central differences (step `6e-6 (1 + |u_j|)`).
+    /// `∂q''/∂u` at rest: the acceleration rows of [`Integrator::dynamics_jacobian`]'s `f_u`.
     fn input_sensitivity<
         const N: usize,
         const M: usize,
@@ -219,16 +219,14 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
     where
         Sys: Dimensions<N, M, K, U, D, X>,
     {
-        let mut j = SMatrix::<f64, N, U>::zeros();
-        for c in 0..U {
-            let e = 6e-6 * (1.0 + u[c].abs());
-            let (mut up, mut um) = (*u, *u);
-            up[c] += e;
-            um[c] -= e;
-            let ap = self.rest_acceleration::<N, M, K, U, D, X>(state, &up, false)?;
-            let am = self.rest_acceleration::<N, M, K, U, D, X>(state, &um, false)?;
-            j.set_column(c, &((ap - am) / (2.0 * e)));
+        let f_u = self.input_differences::<N, M, K, U, D, X>(state, u)?;
+        let j = SMatrix::<f64, N, U>::from_fn(|r, c| f_u[(N + r, c)]);
+        if j.iter().all(|x| x.is_finite()) {
+            Ok(j)
+        } else {
+            Err(Error::NonFiniteEvaluation {
+                what: "the acceleration at rest (the forces overflow at these inputs)",
+            })
         }
-        Ok(j)
     }
 }

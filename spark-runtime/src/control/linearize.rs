@@ -306,16 +306,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             let fm = self.evaluate_dynamics(&from_vector::<N, X>(state.t, &xm), u, false)?;
             f_x.set_column(j, &((fp - fm) / (2.0 * e)));
         }
-        let mut f_u = SMatrix::<f64, X, U>::zeros();
-        for j in 0..U {
-            let e = 6e-6 * (1.0 + u[j].abs());
-            let (mut up, mut um) = (*u, *u);
-            up[j] += e;
-            um[j] -= e;
-            let fp = self.evaluate_dynamics(state, &up, false)?;
-            let fm = self.evaluate_dynamics(state, &um, false)?;
-            f_u.set_column(j, &((fp - fm) / (2.0 * e)));
-        }
+        let f_u = self.input_differences::<N, M, K, U, D, X>(state, u)?;
         let t = basis.matrix::<X>();
         let out = ContinuousDynamics {
             f,
@@ -337,5 +328,36 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
             });
         }
         Ok(out)
+    }
+
+    /// `∂f/∂u` at `state` by central differences (step `6e-6 (1 + |u_j|)`), the perturbed
+    /// points unchecked: [`Integrator::dynamics_jacobian`]'s `f_u`, and the static equilibrium's
+    /// input sensitivity.
+    pub(crate) fn input_differences<
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+        const D: usize,
+        const X: usize,
+    >(
+        &mut self,
+        state: &State<N>,
+        u: &SVector<f64, U>,
+    ) -> Result<SMatrix<f64, X, U>, Error>
+    where
+        Sys: Dimensions<N, M, K, U, D, X>,
+    {
+        let mut f_u = SMatrix::<f64, X, U>::zeros();
+        for j in 0..U {
+            let e = 6e-6 * (1.0 + u[j].abs());
+            let (mut up, mut um) = (*u, *u);
+            up[j] += e;
+            um[j] -= e;
+            let fp = self.evaluate_dynamics(state, &up, false)?;
+            let fm = self.evaluate_dynamics(state, &um, false)?;
+            f_u.set_column(j, &((fp - fm) / (2.0 * e)));
+        }
+        Ok(f_u)
     }
 }
