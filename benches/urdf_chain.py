@@ -15,8 +15,8 @@ def chain(n):
         roll = "1.5707963" if k % 2 == 0 else "-1.5707963"
         out.append(
             f'<link name="l{k}"><inertial><origin xyz="0.02 0.01 0.15" rpy="0.1 0.2 0.3"/>'
-            f'<mass value="1.5"/><inertia ixx="0.02" ixy="0.001" ixz="-0.002" iyy="0.03" '
-            f'iyz="0.003" izz="0.01"/></inertial></link>'
+            f'<mass value="1.5"/><inertia ixx="0.02" ixy="0.001" ixz="-0.002" iyy="0.025" '
+            f'iyz="0.003" izz="0.015"/></inertial></link>'
         )
         out.append(
             f'<joint name="j{k}" type="revolute"><parent link="l{k - 1}"/><child link="l{k}"/>'

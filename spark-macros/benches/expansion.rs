@@ -97,8 +97,8 @@ fn urdf_chain(n: usize) -> String {
         s +=
             &format!(
             "<link name=\"l{k}\"><inertial><origin xyz=\"0.02 0.01 0.15\" rpy=\"0.1 0.2 0.3\"/>\
-             <mass value=\"1.5\"/><inertia ixx=\"0.02\" ixy=\"0.001\" ixz=\"-0.002\" iyy=\"0.03\" \
-             iyz=\"0.003\" izz=\"0.01\"/></inertial></link>\n\
+             <mass value=\"1.5\"/><inertia ixx=\"0.02\" ixy=\"0.001\" ixz=\"-0.002\" iyy=\"0.025\" \
+             iyz=\"0.003\" izz=\"0.015\"/></inertial></link>\n\
              <joint name=\"j{k}\" type=\"revolute\"><parent link=\"l{}\"/><child link=\"l{k}\"/>\
              <origin xyz=\"0 0.05 0.3\" rpy=\"{} 0 0.2\"/><axis xyz=\"0 0 1\"/>\
              <dynamics damping=\"0.1\"/></joint>\n",
@@ -143,6 +143,10 @@ fn files(which: &[String]) {
         let out = expand::expand(tokens);
         let secs = start.elapsed().as_secs_f64();
         let text = out.to_string();
+        if let Some(i) = text.find("compile_error") {
+            let end = (i + 400).min(text.len());
+            println!("{w}: the expansion reports an error: {}", &text[i..end]);
+        }
         println!(
             "{w}: expansion {secs:.2} s, {} characters of code",
             text.len()

@@ -201,11 +201,22 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     let vars = model.vars;
     let ar = &mut model.arena;
     let l = model.lagrangian;
+    // A mechanism's composite-rigid-body terms give the bodies' part of every second
+    // derivative below and of `L_vq v`, in code that grows with the nonzeros of the tree
+    // (`crate::mechanism::composite`); only the rest of its Lagrangian, the joints' and
+    // springs' terms, is differentiated for them here.
+    let composite = model
+        .composite
+        .as_ref()
+        .filter(|c| c.mass.len() == n * n && c.lvq_v.len() == n);
     // ∂L/∂v and ∂L/∂q by one reverse sweep: their DAGs share every node, so the second
     // derivatives below (forward, per variable) grow with n · |L|, not n² · |L|. With at most
     // `FORWARD_UP_TO` coordinates the forward rules cost about the same and are kept, so the
     // small models' code is the one their tests were written against (the reverse sweep
-    // changes round-off: see docs/performance.md, issue 29).
+    // changes round-off: see docs/performance.md, issue 29). A mechanism's bodies have their
+    // own `p` and `f` by the composite terms too, but the sweep's are cheaper to evaluate
+    // (body-frame velocities, constant inertias: 1766 against 2616 instructions for the
+    // Panda's `momentum_force`), and they are the exact derivatives of the emitted `L`.
     let grad = if n > FORWARD_UP_TO {
         let wrt: Vec<usize> = (0..n)
             .map(|a| vars.v(a))
@@ -217,15 +228,14 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         let dq = (0..n).map(|a| ar.diff(l, vars.q(a))).collect::<Vec<_>>();
         dv.into_iter().chain(dq).collect()
     };
-    let p: Vec<Id> = grad[..n].to_vec();
+    let (p, f) = (grad[..n].to_vec(), grad[n..].to_vec());
     // The generalized force: ∂L/∂q plus the non-conservative forces, if any.
-    let f: Vec<Id> = (0..n)
-        .map(|a| {
-            let lq = grad[n + a];
-            match model.forces.get(a) {
-                Some(&qa) => ar.add(lq, qa),
-                None => lq,
-            }
+    let f: Vec<Id> = f
+        .iter()
+        .enumerate()
+        .map(|(a, &lq)| match model.forces.get(a) {
+            Some(&qa) => ar.add(lq, qa),
+            None => lq,
         })
         .collect();
     let fv: Vec<Vec<Id>> = model
@@ -233,15 +243,51 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
         .iter()
         .map(|&qa| (0..n).map(|b| ar.diff(qa, vars.v(b))).collect())
         .collect();
-    let lvv = (0..n)
-        .map(|a| (0..n).map(|b| ar.diff(p[a], vars.v(b))).collect())
-        .collect();
-    let lvq: Vec<Vec<Id>> = (0..n)
-        .map(|a| (0..n).map(|b| ar.diff(p[a], vars.q(b))).collect())
-        .collect();
-    let lqq = (0..n)
-        .map(|a| (0..n).map(|b| ar.diff(f[a], vars.q(b))).collect())
-        .collect();
+    // A mechanism's second derivatives come from its composite-rigid-body terms (only the
+    // entries of the tree's sparsity, without differentiating `p` and `f`:
+    // `crate::mechanism::composite`), plus those of the rest of its Lagrangian and of its
+    // forces, which the symbolic engine differentiates.
+    let (lvv, lvq, lqq) = match composite {
+        Some(c) => {
+            let rest_p: Vec<Id> = (0..n).map(|a| ar.diff(c.rest, vars.v(a))).collect();
+            let rest_f: Vec<Id> = (0..n)
+                .map(|a| {
+                    let lq = ar.diff(c.rest, vars.q(a));
+                    match model.forces.get(a) {
+                        Some(&qa) => ar.add(lq, qa),
+                        None => lq,
+                    }
+                })
+                .collect();
+            let mut plus = |tree: &[Id], rest: &[Id]| -> Vec<Vec<Id>> {
+                (0..n)
+                    .map(|a| {
+                        (0..n)
+                            .map(|b| {
+                                let d = ar.diff(rest[a], vars.q(b));
+                                ar.add(tree[a * n + b], d)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            };
+            let lvq = plus(&c.lvq, &rest_p);
+            let lqq = plus(&c.lqq, &rest_f);
+            (c.mass.chunks(n).map(<[Id]>::to_vec).collect(), lvq, lqq)
+        }
+        None => {
+            let lvv = (0..n)
+                .map(|a| (0..n).map(|b| ar.diff(p[a], vars.v(b))).collect())
+                .collect();
+            let lvq = (0..n)
+                .map(|a| (0..n).map(|b| ar.diff(p[a], vars.q(b))).collect())
+                .collect();
+            let lqq = (0..n)
+                .map(|a| (0..n).map(|b| ar.diff(f[a], vars.q(b))).collect())
+                .collect();
+            (lvv, lvq, lqq)
+        }
+    };
     let g = model.holonomic.clone();
     let gq: Vec<Vec<Id>> = g
         .iter()
@@ -274,7 +320,16 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     // `Σ_b ∂x/∂q_b v_b` as one directional derivative along the velocities each: the functions
     // that only need these products (mass_force, hidden_constraint) never reach the blocks.
     let along_v: Vec<(usize, Id)> = (0..n).map(|b| (vars.q(b), ar.var(vars.v(b)))).collect();
-    let lvq_v = p.iter().map(|&pa| ar.directional(pa, &along_v)).collect();
+    let lvq_v = match composite {
+        Some(c) => (0..n)
+            .map(|a| {
+                let pr = ar.diff(c.rest, vars.v(a));
+                let d = ar.directional(pr, &along_v);
+                ar.add(c.lvq_v[a], d)
+            })
+            .collect(),
+        None => p.iter().map(|&pa| ar.directional(pa, &along_v)).collect(),
+    };
     let wq_v = w.iter().map(|&wk| ar.directional(wk, &along_v)).collect();
     Derivatives {
         p,
@@ -544,6 +599,14 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             .all(|&id| model.arena.as_const(id) == Some(0.0))
     };
     let (zero_lvq, zero_lqq, zero_fv) = (all_zero(&d.lvq), all_zero(&d.lqq), all_zero(&d.fv));
+    // p, the hidden constraints and the nonholonomic ones free of t: no time derivatives.
+    let timed: Vec<Id> =
+        d.p.iter()
+            .chain(&d.w)
+            .chain(&model.nonholonomic)
+            .copied()
+            .collect();
+    let autonomous = !model.arena.any_depends_on(&timed, |i| i == Vars::TIME);
     let mut hc_targets = vector_targets("w", &d.w);
     hc_targets.extend(matrix_targets("gq", &d.gq, false));
     hc_targets.extend(vector_targets("wq_v", &d.wq_v));
@@ -601,6 +664,7 @@ fn emit_lagrangian(mut model: Model) -> TokenStream {
             const ZERO_LVQ: bool = #zero_lvq;
             const ZERO_LQQ: bool = #zero_lqq;
             const ZERO_FV: bool = #zero_fv;
+            const AUTONOMOUS: bool = #autonomous;
             #nh_methods
             #saddle_methods
             #[inline]

@@ -42,11 +42,29 @@ pub struct Model {
     /// velocity gradient of `dissipation`), empty when the model has none.
     pub forces: Vec<Id>,
     pub holonomic: Vec<Id>,
+    /// A mechanism's second derivatives by the composite-rigid-body algorithm
+    /// (`crate::mechanism::composite`); `None`: differentiate the Lagrangian.
+    pub composite: Option<Composite>,
     /// Nonholonomic constraints `k(t, q, v)` (Lagrangian form only).
     pub nonholonomic: Vec<Id>,
     pub form: Form,
     /// `COORDINATE_NAMES` and `VELOCITY_NAMES` when they are not the identifiers.
     pub shown_names: Option<(Vec<String>, Vec<String>)>,
+}
+
+/// A mechanism's composite-rigid-body terms (`crate::mechanism::composite`), `n × n` each,
+/// row-major.
+pub struct Composite {
+    /// `∂²L/∂v²`.
+    pub mass: Vec<Id>,
+    /// The bodies' `∂²L/∂v∂q`.
+    pub lvq: Vec<Id>,
+    /// The bodies' `∂²L/∂q²`.
+    pub lqq: Vec<Id>,
+    /// The bodies' `(∂²L/∂v∂q) v`.
+    pub lvq_v: Vec<Id>,
+    /// The rest of the Lagrangian, whose derivatives are added symbolically.
+    pub rest: Id,
 }
 
 /// How the dynamics are given.
@@ -77,6 +95,8 @@ struct Fields {
     dissipation: Option<Box<Expr>>,
     lagrangian: Option<Box<Expr>>,
     holonomic: Option<ExprList>,
+    /// A mechanism's composite-rigid-body terms (`crate::mechanism::COMPOSITE_FIELD`).
+    composite: Option<ExprList>,
     nonholonomic: Option<ExprList>,
     hamiltonian: Option<Box<Expr>>,
     multipliers: Option<NameList>,
@@ -139,6 +159,9 @@ fn collect_fields(cx: &mut Ctxt, fields_in: Vec<crate::parse::Field>) -> Fields 
             FieldValue::Definitions(b) => fields.definitions = Some(b),
             FieldValue::Expr(e) => fields.lagrangian = Some(e),
             FieldValue::Exprs(e) if key == "holonomic" => fields.holonomic = Some(e),
+            FieldValue::Exprs(e) if key == crate::mechanism::COMPOSITE_FIELD => {
+                fields.composite = Some(e)
+            }
             FieldValue::Exprs(e) if key == "forces" => fields.forces = Some(e),
             FieldValue::Exprs(e) if key == "v" => fields.dae[0] = Some(e),
             FieldValue::Exprs(e) if key == "p" => fields.dae[1] = Some(e),
@@ -628,6 +651,20 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             .collect()
     };
     let holonomic = lower_list(&fields.holonomic);
+    let composite = fields.composite.as_ref().and_then(|_| {
+        let ids = lower_list(&fields.composite);
+        let n = vars.n;
+        (ids.len() == 3 * n * n + n + 1).then(|| {
+            let (matrices, rest) = ids.split_at(3 * n * n);
+            Composite {
+                mass: matrices[..n * n].to_vec(),
+                lvq: matrices[n * n..2 * n * n].to_vec(),
+                lqq: matrices[2 * n * n..].to_vec(),
+                lvq_v: rest[..n].to_vec(),
+                rest: rest[n],
+            }
+        })
+    });
     let nonholonomic = lower_list(&fields.nonholonomic);
     let force_list = lower_list(&fields.forces);
     let dae_lists: Vec<Vec<Id>> = fields.dae.iter().map(&mut lower_list).collect();
@@ -714,6 +751,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             lagrangian,
             forces,
             holonomic,
+            composite,
             nonholonomic,
             form,
             shown_names,

@@ -81,8 +81,8 @@ impl Alg for Numeric {
     }
 }
 
-type Vec3<A> = [<A as Alg>::S; 3];
-type Mat3<A> = [[<A as Alg>::S; 3]; 3];
+pub(super) type Vec3<A> = [<A as Alg>::S; 3];
+pub(super) type Mat3<A> = [[<A as Alg>::S; 3]; 3];
 
 /// A body frame in the world: position and rotation, and the velocity of its origin and its
 /// angular velocity, both in body coordinates.
@@ -162,15 +162,15 @@ impl Layout {
     }
 }
 
-fn vconst<A: Alg>(a: &mut A, x: V3) -> Vec3<A> {
+pub(super) fn vconst<A: Alg>(a: &mut A, x: V3) -> Vec3<A> {
     [a.c(x[0]), a.c(x[1]), a.c(x[2])]
 }
 
-fn mconst<A: Alg>(a: &mut A, m: &M3) -> Mat3<A> {
+pub(super) fn mconst<A: Alg>(a: &mut A, m: &M3) -> Mat3<A> {
     [vconst(a, m[0]), vconst(a, m[1]), vconst(a, m[2])]
 }
 
-fn vadd<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
+pub(super) fn vadd<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
     [
         a.add(&x[0], &y[0]),
         a.add(&x[1], &y[1]),
@@ -178,7 +178,7 @@ fn vadd<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
     ]
 }
 
-fn vsub<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
+pub(super) fn vsub<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
     [
         a.sub(&x[0], &y[0]),
         a.sub(&x[1], &y[1]),
@@ -186,7 +186,7 @@ fn vsub<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
     ]
 }
 
-fn dot<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> A::S {
+pub(super) fn dot<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> A::S {
     let p0 = a.mul(&x[0], &y[0]);
     let p1 = a.mul(&x[1], &y[1]);
     let p2 = a.mul(&x[2], &y[2]);
@@ -194,7 +194,7 @@ fn dot<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> A::S {
     a.add(&s, &p2)
 }
 
-fn cross<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
+pub(super) fn cross<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
     let mut out = Vec::with_capacity(3);
     for (i, j) in [(1, 2), (2, 0), (0, 1)] {
         let l = a.mul(&x[i], &y[j]);
@@ -204,12 +204,12 @@ fn cross<A: Alg>(a: &mut A, x: &Vec3<A>, y: &Vec3<A>) -> Vec3<A> {
     [out[0].clone(), out[1].clone(), out[2].clone()]
 }
 
-fn scale<A: Alg>(a: &mut A, s: &A::S, x: &Vec3<A>) -> Vec3<A> {
+pub(super) fn scale<A: Alg>(a: &mut A, s: &A::S, x: &Vec3<A>) -> Vec3<A> {
     [a.mul(s, &x[0]), a.mul(s, &x[1]), a.mul(s, &x[2])]
 }
 
 /// `M x`.
-fn mv<A: Alg>(a: &mut A, m: &Mat3<A>, x: &Vec3<A>) -> Vec3<A> {
+pub(super) fn mv<A: Alg>(a: &mut A, m: &Mat3<A>, x: &Vec3<A>) -> Vec3<A> {
     [dot(a, &m[0], x), dot(a, &m[1], x), dot(a, &m[2], x)]
 }
 
@@ -219,7 +219,7 @@ fn mtv<A: Alg>(a: &mut A, m: &Mat3<A>, x: &Vec3<A>) -> Vec3<A> {
     mv(a, &t, x)
 }
 
-fn transpose<A: Alg>(m: &Mat3<A>) -> Mat3<A> {
+pub(super) fn transpose<A: Alg>(m: &Mat3<A>) -> Mat3<A> {
     let c = |i: usize| [m[0][i].clone(), m[1][i].clone(), m[2][i].clone()];
     [c(0), c(1), c(2)]
 }
@@ -365,7 +365,7 @@ fn quat_rotation<A: Alg>(a: &mut A, q: &[A::S; 4]) -> Mat3<A> {
 }
 
 /// The body angular velocity `2 vec(q̄ ⊗ q̇)` of a unit quaternion.
-fn quat_rate<A: Alg>(a: &mut A, q: &[A::S; 4], qd: &[A::S; 4]) -> Vec3<A> {
+pub(super) fn quat_rate<A: Alg>(a: &mut A, q: &[A::S; 4], qd: &[A::S; 4]) -> Vec3<A> {
     let [w, x, y, z] = q;
     let [dw, dx, dy, dz] = qd;
     let term = |a: &mut A, s: &[(&A::S, &A::S, f64)]| {
@@ -396,6 +396,54 @@ fn quat_rate<A: Alg>(a: &mut A, q: &[A::S; 4], qd: &[A::S; 4]) -> Vec3<A> {
 
 /// Every body's frame, in body order.
 pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame<A>> {
+    frames_recording(a, mech, layout, None)
+}
+
+/// How velocity `k` moves everything after its joint, in world axes: a rotation about an
+/// axis through a point (the axis scaled by the angular rate per unit `vₖ`) or a translation
+/// along a direction (the velocity per unit `vₖ`). What the composite-rigid-body mass matrix
+/// ([`crate::mechanism::mass`]) pairs with the subtree's inertia.
+pub enum Axis<A: Alg> {
+    /// `ω = axis · vₖ` about `point` (world).
+    Rotation {
+        /// See [`Axis::Rotation`].
+        axis: Vec3<A>,
+        /// See [`Axis::Rotation`].
+        point: Vec3<A>,
+    },
+    /// Velocity `direction · vₖ` (world).
+    Translation(Vec3<A>),
+}
+
+/// [`frames`], and each velocity's [`Axis`], in coordinate order.
+pub fn frames_and_axes<A: Alg>(
+    a: &mut A,
+    mech: &Mechanism,
+    layout: &Layout,
+) -> (Vec<Frame<A>>, Vec<Axis<A>>) {
+    let mut axes = Vec::with_capacity(layout.n);
+    let frames = frames_recording(a, mech, layout, Some(&mut axes));
+    (frames, axes)
+}
+
+/// The world axes `R ∂ω/∂q̇ᵢ` of a quaternion joint's four rates (`rot`: the child's world
+/// rotation).
+fn quat_axes<A: Alg>(a: &mut A, q: &[A::S; 4], rot: &Mat3<A>) -> Vec<Vec3<A>> {
+    (0..4)
+        .map(|i| {
+            let e: [A::S; 4] = std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }));
+            let w = quat_rate(a, q, &e);
+            mv(a, rot, &w)
+        })
+        .collect()
+}
+
+fn frames_recording<A: Alg>(
+    a: &mut A,
+    mech: &Mechanism,
+    layout: &Layout,
+    mut axes: Option<&mut Vec<Axis<A>>>,
+) -> Vec<Frame<A>> {
     let world = world(a);
     let mut out: Vec<Frame<A>> = Vec::with_capacity(mech.bodies.len());
     for (b, body) in mech.bodies.iter().enumerate() {
@@ -432,6 +480,13 @@ pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame
                     if anchored {
                         f = offset(a, &f, joint.anchor, &tree::IDENTITY);
                     }
+                    if let Some(axes) = axes.as_deref_mut() {
+                        let world_axis = mv(a, &f.r, &axis);
+                        axes.push(Axis::Rotation {
+                            axis: world_axis,
+                            point: f.p.clone(),
+                        });
+                    }
                     f = compose(a, &f, &z, &z, Some(&rot), &w_rel);
                     if anchored {
                         f = offset(a, &f, tree::scale(-1.0, joint.anchor), &tree::IDENTITY);
@@ -446,6 +501,9 @@ pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame
                         q
                     };
                     let axis = vconst(a, joint.axis);
+                    if let Some(axes) = axes.as_deref_mut() {
+                        axes.push(Axis::Translation(mv(a, &f.r, &axis)));
+                    }
                     let p = scale(a, &d, &axis);
                     let v = a.v(k);
                     let pd = scale(a, &v, &axis);
@@ -461,6 +519,14 @@ pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame
                         f = offset(a, &f, joint.anchor, &tree::IDENTITY);
                     }
                     f = compose(a, &f, &z, &z, Some(&rot), &w_rel);
+                    if let Some(axes) = axes.as_deref_mut() {
+                        for axis in quat_axes(a, &q, &f.r) {
+                            axes.push(Axis::Rotation {
+                                axis,
+                                point: f.p.clone(),
+                            });
+                        }
+                    }
                     if anchored {
                         f = offset(a, &f, tree::scale(-1.0, joint.anchor), &tree::IDENTITY);
                     }
@@ -472,7 +538,21 @@ pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame
                     let qd = [a.v(k + 3), a.v(k + 4), a.v(k + 5), a.v(k + 6)];
                     let rot = quat_rotation(a, &q);
                     let w_rel = quat_rate(a, &q, &qd);
+                    if let Some(axes) = axes.as_deref_mut() {
+                        let columns = transpose::<A>(&f.r);
+                        for c in columns {
+                            axes.push(Axis::Translation(c));
+                        }
+                    }
                     f = compose(a, &f, &p, &pd, Some(&rot), &w_rel);
+                    if let Some(axes) = axes.as_deref_mut() {
+                        for axis in quat_axes(a, &q, &f.r) {
+                            axes.push(Axis::Rotation {
+                                axis,
+                                point: f.p.clone(),
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -512,17 +592,26 @@ pub fn half_square_sum<A: Alg>(a: &mut A, c: f64, xs: &[A::S]) -> A::S {
     a.mul(&h, &s)
 }
 
-/// The kinetic and the potential energy.
+/// The kinetic and the potential energy: the bodies' ([`body_energies`]) and the joints'
+/// and tendons' ([`joint_energies`]).
 pub fn energies<A: Alg>(
     a: &mut A,
     mech: &Mechanism,
     layout: &Layout,
     frames: &[Frame<A>],
 ) -> (A::S, A::S) {
+    let (t, v) = body_energies(a, mech, frames);
+    let (tj, vj) = joint_energies(a, mech, layout);
+    (a.add(&t, &tj), a.add(&v, &vj))
+}
+
+/// The rigid bodies' kinetic energy and their potential energy in gravity: what the
+/// composite-rigid-body terms ([`crate::mechanism::composite`]) differentiate.
+pub fn body_energies<A: Alg>(a: &mut A, mech: &Mechanism, frames: &[Frame<A>]) -> (A::S, A::S) {
     let mut t = a.c(0.0);
     let mut v = a.c(0.0);
     let g = [a.gravity(0), a.gravity(1), a.gravity(2)];
-    for (b, (body, f)) in mech.bodies.iter().zip(frames).enumerate() {
+    for (body, f) in mech.bodies.iter().zip(frames) {
         if body.mass != 0.0 {
             let com = vconst(a, body.com);
             let wxc = cross(a, &f.w, &com);
@@ -547,6 +636,17 @@ pub fn energies<A: Alg>(
             let tt = a.mul(&h, &wiw);
             t = a.add(&t, &tt);
         }
+    }
+    (t, v)
+}
+
+/// The joints' own kinetic terms (armature, the quaternion regularization) and the springs'
+/// potential energy (joint and tendon stiffness): the part of the Lagrangian that is not
+/// rigid-body motion.
+pub fn joint_energies<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> (A::S, A::S) {
+    let mut t = a.c(0.0);
+    let mut v = a.c(0.0);
+    for (b, body) in mech.bodies.iter().enumerate() {
         for (j, joint) in body.joints.iter().enumerate() {
             let k = layout.first[b][j];
             if joint.armature != 0.0 {

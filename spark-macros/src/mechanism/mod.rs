@@ -12,6 +12,7 @@
 //! file changes.
 
 pub mod bodies;
+pub mod composite;
 pub mod geometry;
 pub mod items;
 pub mod kinematics;
@@ -85,6 +86,9 @@ pub struct Lowered {
     pub lets: Vec<TokenStream>,
     /// `T − V`.
     pub lagrangian: TokenStream,
+    /// The second derivatives by the composite-rigid-body algorithm ([`composite`]); `None`
+    /// for a mechanism with quaternion joints (see `lower_checked_at`).
+    pub composite: Option<Composite>,
     /// The holonomic rows.
     pub holonomic: Vec<TokenStream>,
     /// The nonholonomic rows (wheels rolling without slip).
@@ -113,6 +117,21 @@ pub struct Lowered {
     pub body_names: Vec<String>,
     /// The joint (hinge/slide) coordinates by joint name.
     pub joint_coordinate: Vec<(String, usize)>,
+}
+
+/// [`composite::Terms`] as tokens, with the rest of the Lagrangian they leave out.
+pub struct Composite {
+    /// `∂²L/∂v²`, row by row.
+    pub mass: Vec<Vec<TokenStream>>,
+    /// The bodies' `∂²L/∂v∂q`.
+    pub lvq: Vec<Vec<TokenStream>>,
+    /// The bodies' `∂²L/∂q²`.
+    pub lqq: Vec<Vec<TokenStream>>,
+    /// The bodies' `(∂p/∂q) v`.
+    pub lvq_v: Vec<TokenStream>,
+    /// The joints' and tendons' part of the Lagrangian ([`kinematics::joint_energies`]), whose
+    /// second derivatives the symbolic engine adds.
+    pub rest: TokenStream,
 }
 
 /// A name usable as a Rust identifier (a struct field): other characters become `_`.
@@ -199,8 +218,23 @@ pub fn lower_checked_at(
     let data = kinematics::closure_data(mech, &frames_num);
 
     let mut sym = Symbolic::new(q.to_vec(), v.to_vec(), g.clone(), span);
-    let frames = kinematics::frames(&mut sym, mech, &layout);
-    let (t, pot) = kinematics::energies(&mut sym, mech, &layout, &frames);
+    let (frames, axes) = kinematics::frames_and_axes(&mut sym, mech, &layout);
+    let (tb, vb) = kinematics::body_energies(&mut sym, mech, &frames);
+    let (tj, vj) = kinematics::joint_energies(&mut sym, mech, &layout);
+    let t = sym.add(&tb, &tj);
+    let pot = sym.add(&vb, &vj);
+    // The composite-rigid-body terms are the second derivatives of `T − V` where every rotation
+    // is orthogonal: everywhere for hinges and slides, only on the unit sphere for a
+    // quaternion, whose rotation is the quadratic form (see `composite.rs`). Those models keep
+    // the Hessians of their Lagrangian.
+    let quaternions = mech
+        .bodies
+        .iter()
+        .flat_map(|b| &b.joints)
+        .any(|j| matches!(j.kind, JointKind::Ball | JointKind::Free { .. }));
+    let composite_terms =
+        (!quaternions).then(|| composite::terms(&mut sym, mech, &layout, &frames, &axes));
+    let rest = sym.sub(&tj, &vj);
     let rows = kinematics::rows(&mut sym, mech, &layout, &frames, &data);
     let mut wheel_holonomic = Vec::new();
     let mut nonholonomic = Vec::new();
@@ -707,10 +741,23 @@ pub fn lower_checked_at(
             .collect();
         motors.push((u, per));
     }
+    let matrix = |m: &[Vec<symbolic::Sx>]| -> Vec<Vec<TokenStream>> {
+        m.iter()
+            .map(|row| row.iter().map(|e| sym.tokens(e)).collect())
+            .collect()
+    };
+    let composite = composite_terms.map(|c| Composite {
+        mass: matrix(&c.mass),
+        lvq: matrix(&c.lvq),
+        lqq: matrix(&c.lqq),
+        lvq_v: c.lvq_v.iter().map(|e| sym.tokens(e)).collect(),
+        rest: sym.tokens(&rest),
+    });
     Ok(Lowered {
         coord_names,
         lets: sym.lets,
         lagrangian,
+        composite,
         holonomic,
         nonholonomic,
         dissipation,
@@ -1281,6 +1328,12 @@ pub(crate) fn mark_invalid(input: &mut ModelInput, key_span: Span) {
     }
 }
 
+/// The field that carries a mechanism's composite-rigid-body terms ([`composite`]) to the
+/// model: `∂²L/∂v²`, the bodies' `∂²L/∂v∂q` and `∂²L/∂q²` (`n²` entries each, row-major),
+/// their `(∂p/∂q) v` (`n`), and the rest of the Lagrangian (one expression), in that order.
+/// Its name has the reserved prefix, so only a mechanism can give it.
+pub(crate) const COMPOSITE_FIELD: &str = "__spark_composite";
+
 /// The fields a mechanism (a file, or `bodies` and `joints`) derives itself: writing one beside
 /// it is an error.
 pub(crate) const DERIVED_FIELDS: [&str; 10] = [
@@ -1410,6 +1463,23 @@ pub(crate) fn install(
         key_span,
         FieldValue::Expr(Box::new(parse_expr(low.lagrangian.clone()))),
     );
+    // The composite-rigid-body terms, in a field no user can name (`__spark` is reserved).
+    if let Some(c) = &low.composite {
+        let exprs = [&c.mass, &c.lvq, &c.lqq]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .chain(&c.lvq_v)
+            .chain([&c.rest])
+            .map(|e| parse_expr(e.clone()))
+            .collect();
+        add_field(
+            input,
+            COMPOSITE_FIELD,
+            key_span,
+            FieldValue::Exprs(ExprList { exprs }),
+        );
+    }
     // Holonomic: the mechanism's rows, then the user's.
     prepend_rows(input, "holonomic", &low.holonomic, key_span);
     if let Some(d) = &low.dissipation {

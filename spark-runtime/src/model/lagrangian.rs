@@ -120,6 +120,13 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// non-conservative force); see [`Lagrangian::ZERO_LVQ`].
     const ZERO_FV: bool = false;
 
+    /// `true` when the momentum `∂L/∂v`, the hidden constraints `g_t + G v` and the
+    /// nonholonomic constraints do not depend on `t` explicitly: their time derivatives, which
+    /// [`crate::Integrator::acceleration`] and the multipliers need, are then zero without
+    /// evaluating them. `mechanics!` decides it symbolically; `false` (the default) is always
+    /// safe.
+    const AUTONOMOUS: bool = false;
+
     /// `L(t, q, v)`.
     fn lagrangian(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64;
 

@@ -79,8 +79,16 @@ where
     dense_accelerations(sys, state)
 }
 
-/// `(f(t + δ) − f(t − δ)) / 2δ` for the time step `δ` of `t` ([`time_step`]).
-fn centered<const R: usize>(t: f64, f: impl Fn(f64) -> SVector<f64, R>) -> SVector<f64, R> {
+/// `(f(t + δ) − f(t − δ)) / 2δ` for the time step `δ` of `t` ([`time_step`]); zero without
+/// evaluating `f` when the model says nothing depends on `t` (`autonomous`).
+fn centered<const R: usize>(
+    autonomous: bool,
+    t: f64,
+    f: impl Fn(f64) -> SVector<f64, R>,
+) -> SVector<f64, R> {
+    if autonomous {
+        return SVector::zeros();
+    }
     let dt = time_step(t);
     (f(t + dt) - f(t - dt)) / (2.0 * dt)
 }
@@ -103,8 +111,8 @@ where
     }
     let (_, f, lvq_v) = sys.momentum_force_lvq_v(t, &q, &v);
     let (_, wq_v) = sys.hidden_constraint(t, &q, &v);
-    let lvt = centered(t, |s| sys.momentum_force(s, &q, &v).0);
-    let wt = centered(t, |s| sys.hidden_constraint(s, &q, &v).0);
+    let lvt = centered(Sys::AUTONOMOUS, t, |s| sys.momentum_force(s, &q, &v).0);
+    let wt = centered(Sys::AUTONOMOUS, t, |s| sys.hidden_constraint(s, &q, &v).0);
     let top = f - lvq_v - lvt;
     let bottom = -wq_v - wt;
     let mut x = top;
@@ -132,13 +140,16 @@ where
     Sys: Lagrangian<N, M, K>,
 {
     let (t, q, v) = (state.t, state.q, state.v);
-    let d = sys.dynamics_jacobian(t, &q, &v);
+    // The mass matrix and `L_vq v`, not the whole dynamics Jacobian.
+    let d = sys.mass_force(t, &q, &v);
     let hidden = sys.velocity_constraint(t, &q, &v);
     let nh = sys.nonholonomic_jacobian(t, &q, &v, &SVector::zeros());
-    let lvt = centered(t, |s| sys.momentum_force(s, &q, &v).0);
-    let wt = centered(t, |s| sys.velocity_constraint(s, &q, &v).w);
-    let kt = centered(t, |s| sys.nonholonomic_constraints(s, &q, &v));
-    let top = d.f - d.lvq * v - lvt;
+    let lvt = centered(Sys::AUTONOMOUS, t, |s| sys.momentum_force(s, &q, &v).0);
+    let wt = centered(Sys::AUTONOMOUS, t, |s| sys.velocity_constraint(s, &q, &v).w);
+    let kt = centered(Sys::AUTONOMOUS, t, |s| {
+        sys.nonholonomic_constraints(s, &q, &v)
+    });
+    let top = d.f - d.lvq_v - lvt;
     let (a, lambda, psi) = solve_saddle2(
         &d.lvv,
         &hidden.gq,
