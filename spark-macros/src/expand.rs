@@ -230,14 +230,25 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     };
     let (p, f) = (grad[..n].to_vec(), grad[n..].to_vec());
     // The generalized force: ∂L/∂q plus the non-conservative forces, if any.
-    let f: Vec<Id> = f
-        .iter()
-        .enumerate()
-        .map(|(a, &lq)| match model.forces.get(a) {
-            Some(&qa) => ar.add(lq, qa),
-            None => lq,
-        })
-        .collect();
+    let forces = &model.forces;
+    let with_forces = |ar: &mut Arena, lq: &[Id]| -> Vec<Id> {
+        lq.iter()
+            .enumerate()
+            .map(|(a, &lq)| match forces.get(a) {
+                Some(&qa) => ar.add(lq, qa),
+                None => lq,
+            })
+            .collect()
+    };
+    let f = with_forces(ar, &f);
+    // The rest of a mechanism's Lagrangian (its joints' and springs' terms): its momentum and
+    // force, whose derivatives are added to the composite terms'.
+    let rest = composite.map(|c| {
+        let rest_p: Vec<Id> = (0..n).map(|a| ar.diff(c.rest, vars.v(a))).collect();
+        let rest_q: Vec<Id> = (0..n).map(|a| ar.diff(c.rest, vars.q(a))).collect();
+        let rest_f = with_forces(ar, &rest_q);
+        (c, rest_p, rest_f)
+    });
     let fv: Vec<Vec<Id>> = model
         .forces
         .iter()
@@ -247,18 +258,8 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     // entries of the tree's sparsity, without differentiating `p` and `f`:
     // `crate::mechanism::composite`), plus those of the rest of its Lagrangian and of its
     // forces, which the symbolic engine differentiates.
-    let (lvv, lvq, lqq) = match composite {
-        Some(c) => {
-            let rest_p: Vec<Id> = (0..n).map(|a| ar.diff(c.rest, vars.v(a))).collect();
-            let rest_f: Vec<Id> = (0..n)
-                .map(|a| {
-                    let lq = ar.diff(c.rest, vars.q(a));
-                    match model.forces.get(a) {
-                        Some(&qa) => ar.add(lq, qa),
-                        None => lq,
-                    }
-                })
-                .collect();
+    let (lvv, lvq, lqq) = match &rest {
+        Some((c, rest_p, rest_f)) => {
             let mut plus = |tree: &[Id], rest: &[Id]| -> Vec<Vec<Id>> {
                 (0..n)
                     .map(|a| {
@@ -271,8 +272,8 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
                     })
                     .collect()
             };
-            let lvq = plus(&c.lvq, &rest_p);
-            let lqq = plus(&c.lqq, &rest_f);
+            let lvq = plus(&c.lvq, rest_p);
+            let lqq = plus(&c.lqq, rest_f);
             (c.mass.chunks(n).map(<[Id]>::to_vec).collect(), lvq, lqq)
         }
         None => {
@@ -320,11 +321,10 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     // `Σ_b ∂x/∂q_b v_b` as one directional derivative along the velocities each: the functions
     // that only need these products (mass_force, hidden_constraint) never reach the blocks.
     let along_v: Vec<(usize, Id)> = (0..n).map(|b| (vars.q(b), ar.var(vars.v(b)))).collect();
-    let lvq_v = match composite {
-        Some(c) => (0..n)
+    let lvq_v = match &rest {
+        Some((c, rest_p, _)) => (0..n)
             .map(|a| {
-                let pr = ar.diff(c.rest, vars.v(a));
-                let d = ar.directional(pr, &along_v);
+                let d = ar.directional(rest_p[a], &along_v);
                 ar.add(c.lvq_v[a], d)
             })
             .collect(),

@@ -24,7 +24,7 @@
 //!
 //! The derivation needs orthogonal rotations: true for hinges and slides, but a quaternion's
 //! rotation is its quadratic form, orthogonal only on the unit sphere, so a mechanism with a
-//! ball or free joint keeps the Hessians of its Lagrangian (`lower_checked_at`).
+//! ball or free joint keeps the Hessians of its Lagrangian ([`applies`]).
 //!
 //! The joint terms of the Lagrangian that are not rigid-body motion (armature, springs: see
 //! [`kinematics::joint_energies`]) are left to the symbolic engine, except the armature's
@@ -32,7 +32,19 @@
 
 use super::kinematics::{self, cross, dot, mv, vadd, vconst, vsub};
 use super::kinematics::{Alg, Axis, Frame, Layout, Vec3};
-use super::tree::{self, Mechanism};
+use super::tree::{self, JointKind, Mechanism};
+
+/// Whether [`terms`] are the second derivatives of `mech`'s Lagrangian: every rotation is
+/// orthogonal, which holds for hinges and slides and, for a quaternion (the rotation of a ball
+/// or free joint is its quadratic form), only on the unit sphere. `false` with any ball or free
+/// joint.
+pub fn applies(mech: &Mechanism) -> bool {
+    !mech
+        .bodies
+        .iter()
+        .flat_map(|b| &b.joints)
+        .any(|j| matches!(j.kind, JointKind::Ball | JointKind::Free { .. }))
+}
 
 /// The second derivatives (`n × n`, both triangles filled; structural zeros are the constant
 /// `0`) and `(∂p/∂q) v`.

@@ -218,22 +218,20 @@ pub fn lower_checked_at(
     let data = kinematics::closure_data(mech, &frames_num);
 
     let mut sym = Symbolic::new(q.to_vec(), v.to_vec(), g.clone(), span);
-    let (frames, axes) = kinematics::frames_and_axes(&mut sym, mech, &layout);
+    // The composite-rigid-body terms where they hold (see `composite::applies`); the other
+    // models keep the Hessians of their Lagrangian.
+    let applies = composite::applies(mech);
+    let (frames, axes) = if applies {
+        kinematics::frames_and_axes(&mut sym, mech, &layout)
+    } else {
+        (kinematics::frames(&mut sym, mech, &layout), Vec::new())
+    };
     let (tb, vb) = kinematics::body_energies(&mut sym, mech, &frames);
     let (tj, vj) = kinematics::joint_energies(&mut sym, mech, &layout);
     let t = sym.add(&tb, &tj);
     let pot = sym.add(&vb, &vj);
-    // The composite-rigid-body terms are the second derivatives of `T − V` where every rotation
-    // is orthogonal: everywhere for hinges and slides, only on the unit sphere for a
-    // quaternion, whose rotation is the quadratic form (see `composite.rs`). Those models keep
-    // the Hessians of their Lagrangian.
-    let quaternions = mech
-        .bodies
-        .iter()
-        .flat_map(|b| &b.joints)
-        .any(|j| matches!(j.kind, JointKind::Ball | JointKind::Free { .. }));
     let composite_terms =
-        (!quaternions).then(|| composite::terms(&mut sym, mech, &layout, &frames, &axes));
+        applies.then(|| composite::terms(&mut sym, mech, &layout, &frames, &axes));
     let rest = sym.sub(&tj, &vj);
     let rows = kinematics::rows(&mut sym, mech, &layout, &frames, &data);
     let mut wheel_holonomic = Vec::new();

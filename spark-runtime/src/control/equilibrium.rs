@@ -193,14 +193,7 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         Sys: Dimensions<N, M, K, U, D, X>,
     {
         let f = self.evaluate_dynamics::<N, M, K, U, D, X>(state, u, check)?;
-        let a = SVector::<f64, N>::from_fn(|i, _| f[N + i]);
-        if a.iter().all(|x| x.is_finite()) {
-            Ok(a)
-        } else {
-            Err(Error::NonFiniteEvaluation {
-                what: "the acceleration at rest (the forces overflow at these inputs)",
-            })
-        }
+        finite_at_rest(SVector::<f64, N>::from_fn(|i, _| f[N + i]))
     }
 
     /// `∂q''/∂u` at rest: the acceleration rows of [`Integrator::dynamics_jacobian`]'s `f_u`.
@@ -220,13 +213,19 @@ impl<Sys: Model, Meth: Method> Integrator<Sys, Meth> {
         Sys: Dimensions<N, M, K, U, D, X>,
     {
         let f_u = self.input_differences::<N, M, K, U, D, X>(state, u)?;
-        let j = SMatrix::<f64, N, U>::from_fn(|r, c| f_u[(N + r, c)]);
-        if j.iter().all(|x| x.is_finite()) {
-            Ok(j)
-        } else {
-            Err(Error::NonFiniteEvaluation {
-                what: "the acceleration at rest (the forces overflow at these inputs)",
-            })
-        }
+        finite_at_rest(SMatrix::<f64, N, U>::from_fn(|r, c| f_u[(N + r, c)]))
+    }
+}
+
+/// `x` when all its entries are finite; else the error of forces that overflow at rest.
+fn finite_at_rest<const R: usize, const C: usize>(
+    x: SMatrix<f64, R, C>,
+) -> Result<SMatrix<f64, R, C>, Error> {
+    if x.iter().all(|v| v.is_finite()) {
+        Ok(x)
+    } else {
+        Err(Error::NonFiniteEvaluation {
+            what: "the acceleration at rest (the forces overflow at these inputs)",
+        })
     }
 }
