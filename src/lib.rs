@@ -191,6 +191,7 @@ pub mod __private {
 }
 
 pub use nalgebra;
+pub use spark_runtime::model::bodies::{self, Bodies, BodyJacobian, JointMotion};
 pub use spark_runtime::model::saddle;
 pub use spark_runtime::{
     control, convert, dae, geometry, hamiltonian, lobatto_index2, simulate, state, step,

@@ -19,6 +19,7 @@ mod jansen;
 mod large_sums;
 mod mechanism;
 mod mjcf_features;
+mod pose_jacobians;
 mod project_stack;
 mod reference_data;
 mod rigid_body;

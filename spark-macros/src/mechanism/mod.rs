@@ -1203,6 +1203,7 @@ fn stub_items(e: &urdf::Estimate, name: &Ident, span: Span) -> TokenStream {
     let links = &e.links;
     let na = quote!(::spark::__private::nalgebra);
     let none = quote!(::core::option::Option::None);
+    let bodies = quote!(::spark::__private::runtime::model::bodies);
     // The joints as a mechanism of one body each, for `layout_items`.
     let mech = Mechanism {
         bodies: e
@@ -1257,6 +1258,33 @@ fn stub_items(e: &urdf::Estimate, name: &Ident, span: Span) -> TokenStream {
             pub fn body_poses(
                 q: &#na::SVector<f64, #n>,
             ) -> [(#na::Vector3<f64>, #na::Matrix3<f64>); #nb] {
+                ::core::unreachable!("the model has compile errors")
+            }
+        }
+        #[allow(unused_variables)]
+        impl #bodies::Bodies<#n> for #name {
+            fn body_names() -> &'static [&'static str] {
+                &Self::BODY_NAMES
+            }
+            fn body_parents() -> &'static [::core::option::Option<usize>] {
+                ::core::unreachable!("the model has compile errors")
+            }
+            fn velocity_bodies() -> [usize; #n] {
+                ::core::unreachable!("the model has compile errors")
+            }
+            fn body_pose(
+                q: &#na::SVector<f64, #n>,
+                body: usize,
+            ) -> ::core::option::Option<(#na::Vector3<f64>, #na::Matrix3<f64>)> {
+                ::core::unreachable!("the model has compile errors")
+            }
+            fn joint_motions(
+                q: &#na::SVector<f64, #n>,
+                body: usize,
+            ) -> ::core::option::Option<(
+                [#bodies::JointMotion; #n],
+                (#na::Vector3<f64>, #na::Matrix3<f64>),
+            )> {
                 ::core::unreachable!("the model has compile errors")
             }
         }

@@ -150,3 +150,37 @@ impl<const N: usize, const U: usize, const X: usize> Cost<N, U, X> for Quadratic
         }
     }
 }
+
+/// Two costs added: `(a, b)` costs `a + b` (for example a [`crate::control::task::TaskSpace`] term and a
+/// [`Quadratic`] regularization), each checked.
+impl<A, B, const N: usize, const U: usize, const X: usize> Cost<N, U, X> for (A, B)
+where
+    A: Cost<N, U, X>,
+    B: Cost<N, U, X>,
+{
+    fn stage(&self, k: usize, x: &State<N>, u: &SVector<f64, U>) -> StageCost<X, U> {
+        let (a, b) = (self.0.stage(k, x, u), self.1.stage(k, x, u));
+        StageCost {
+            value: a.value + b.value,
+            lx: a.lx + b.lx,
+            lu: a.lu + b.lu,
+            lxx: a.lxx + b.lxx,
+            luu: a.luu + b.luu,
+            lux: a.lux + b.lux,
+        }
+    }
+
+    fn terminal(&self, x: &State<N>) -> TerminalCost<X> {
+        let (a, b) = (self.0.terminal(x), self.1.terminal(x));
+        TerminalCost {
+            value: a.value + b.value,
+            lx: a.lx + b.lx,
+            lxx: a.lxx + b.lxx,
+        }
+    }
+
+    fn check(&self) -> Result<(), ControlError> {
+        self.0.check()?;
+        self.1.check()
+    }
+}

@@ -16,6 +16,8 @@
 //! * [`lqr`]: discrete LQR (finite-horizon Riccati recursion, the infinite-horizon gain);
 //! * [`cost`]: stage and terminal costs (quadratic, or the user's own, e.g. on task-space
 //!   outputs by Gauss–Newton);
+//! * [`task`]: task-space costs (a body's point and orientation tracking moving targets)
+//!   from the model's pose Jacobians, by Gauss–Newton;
 //! * [`boxqp`]: the box-constrained QP of the backward pass (projected Newton);
 //! * [`ilqr`]: iLQR / box-DDP over a horizon `H`;
 //! * [`nmpc`]: the NMPC driver (shift, warm start with the previous policy, real-time
@@ -39,4 +41,5 @@ pub mod lqr;
 pub mod nmpc;
 pub mod riccati_qp;
 pub mod sqp;
+pub mod task;
 pub mod vector;

@@ -6,11 +6,13 @@
 //! * [`Odae`]: the overdetermined DAE (2.11) (Hamiltonian and general DAE models);
 //! * [`Dimensions`]: every size a Lagrangian model fixes, for inference;
 //! * [`Inputs`]: the control inputs of a model and the derivatives with respect to them;
+//! * [`bodies`]: models made of bodies: world poses and their Jacobians ([`bodies::Bodies`]);
 //! * [`blocks`]: the values and derivatives a model returns at one point;
 //! * [`saddle`]: room for a model's own sparse factorization of a step's Newton matrix;
 //! * [`State`], [`hamiltonian::State`], [`dae::State`]: the three state kinds.
 
 pub mod blocks;
+pub mod bodies;
 pub mod dae;
 mod dimensions;
 pub mod hamiltonian;
