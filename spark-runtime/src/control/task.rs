@@ -21,7 +21,7 @@ use crate::control::error::{require, ControlError};
 use crate::model::bodies::Bodies;
 use crate::model::State;
 
-/// A target that does not move: the body's orientation is not tracked (its weight is zero).
+/// The orientation target of [`TaskSpace::new`]: unused, the orientation weight being zero.
 pub type NoOrientation = fn(f64) -> Matrix3<f64>;
 
 /// The task-space cost of the [module](self): body `body`'s point `offset` (body frame)
