@@ -114,6 +114,76 @@ fn a_converged_box_ddp_plan_is_a_fixed_point_of_the_sqp_step() {
     assert!((u - first.nominal.controls[0]).amax() < 1e-6);
 }
 
+#[test]
+fn full_sqp_steps_from_held_nodes_reach_the_box_ddp_optimum() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let bounds = Bounds::symmetric(3.0);
+    let s = at(0.15, 0.0);
+    let first = plan(&mut model, &s, &bounds);
+    // Every node at the start, at rest: not a trajectory (the defects are the QP's to close).
+    let mut mpc = SqpRti::held(&model, &s, [SVector::zeros(); H]);
+    let mut converged = None;
+    for iteration in 1..=40 {
+        let stats = mpc.iterate(&mut model, &cost(), &bounds).unwrap();
+        assert_eq!(stats.fallback, None, "iteration {iteration}");
+        if iteration == 1 {
+            assert!(stats.defect > 1e-3, "held nodes have defects: {stats:?}");
+        }
+        if stats.step < 1e-9 && stats.defect < 1e-11 {
+            converged = Some((iteration, stats));
+            break;
+        }
+    }
+    let (iterations, stats) = converged.expect("the SQP iterations converge");
+    println!(
+        "{iterations} iterations: cost {} against box-DDP's {}",
+        stats.cost, first.nominal.cost
+    );
+    // Two methods (single shooting with a box-QP backward pass; multiple shooting with a
+    // Riccati active-set QP) meet at the same constrained optimum.
+    assert!(stats.active > 0, "the bound is active in this plan");
+    assert!(
+        (stats.cost - first.nominal.cost).abs() < 1e-8 * first.nominal.cost,
+        "{} {}",
+        stats.cost,
+        first.nominal.cost
+    );
+    for k in 0..H {
+        assert!(
+            (mpc.controls[k] - first.nominal.controls[k]).amax() < 1e-5,
+            "input {k}"
+        );
+        assert!((mpc.state(k + 1).q - first.nominal.states[k].q).amax() < 1e-7);
+    }
+}
+
+#[test]
+fn nodes_off_the_manifold_are_refused_with_the_driver_unchanged() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let bounds = Bounds::symmetric(3.0);
+    let s = at(0.15, 0.0);
+    let good = SqpRti::<3, 1, 4, H>::held(&model, &s, [SVector::zeros(); H]);
+    let mut nodes = core::array::from_fn(|k| *good.state(k + 1));
+    nodes[7].q[2] += 0.1; // the pole longer than its rod
+    let mut off = SqpRti::from_nodes(&s, nodes, [SVector::zeros(); H]);
+    let before = (off, model);
+    assert!(matches!(
+        off.prepare(&mut model, &cost(), &bounds),
+        Err(ControlError::Step(_))
+    ));
+    assert!(off.iterate(&mut model, &cost(), &bounds).is_err());
+    assert!(same(&before, &(off, model)));
+    nodes[7] = *good.state(8);
+    nodes[H - 1].v[0] = f64::NAN;
+    let mut nan = SqpRti::from_nodes(&s, nodes, [SVector::zeros(); H]);
+    assert!(nan.prepare(&mut model, &cost(), &bounds).is_err());
+    // The same nodes, mended, are taken.
+    nodes[H - 1] = *good.state(H);
+    let mut mended = SqpRti::from_nodes(&s, nodes, [SVector::zeros(); H]);
+    let stats = mended.prepare(&mut model, &cost(), &bounds).unwrap();
+    assert_eq!(stats.fallback, None);
+}
+
 /// A cost whose state gradient turns NaN on demand.
 struct Poisoned {
     inner: Quadratic<6, 1>,

@@ -58,6 +58,10 @@ pub struct SqpStats {
     pub defect: f64,
     /// Nodes whose update could not be projected onto the manifold (kept as they were).
     pub skipped_nodes: usize,
+    /// The largest entry of the QP's step `(z_1 … z_H, v_0 … v_{H−1})` of this period's
+    /// feedback or [`SqpRti::iterate`] (0 before a solve): with [`SqpStats::defect`], how far
+    /// the plan is from a solution of the optimal control problem.
+    pub step: f64,
     /// `Some(e)` when this period's preparation or QP failed with `e` and the input is the
     /// first of the shifted previous plan; `None` when the SQP iteration ran.
     pub fallback: Option<ControlError>,
@@ -139,6 +143,8 @@ pub struct SqpRti<const N: usize, const U: usize, const D: usize, const H: usize
     bounds: Bounds<U>,
     /// Whether the nodes hold a plan (not before the first preparation of [`SqpRti::new`]).
     initialized: bool,
+    /// Whether the nodes are a caller's guess not yet checked ([`SqpRti::from_nodes`]).
+    unchecked: bool,
     /// Whether the next preparation moves the horizon on.
     shift_next: bool,
     /// Whether the QP's solution is still to be applied to the plan.
@@ -166,6 +172,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
             qp: StageQp::zeroed(),
             bounds: Bounds::symmetric(f64::INFINITY),
             initialized: false,
+            unchecked: false,
             shift_next: false,
             pending: false,
             phase: Phase::Idle,
@@ -181,6 +188,70 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
         out.nodes = trajectory.states;
         out.initialized = true;
         out
+    }
+
+    /// A driver whose plan has the nodes `nodes` (`x_1 … x_H`, each on the constraint
+    /// manifold, at the times of the shooting: `x_k.t = x_0.t + k h`) and the inputs
+    /// `controls`: a first guess of multiple shooting, which need not be a trajectory (the
+    /// defects are the QP's to close). Holding every node at a state at rest
+    /// ([`SqpRti::held`]) is the usual first guess where a rollout of the first inputs would
+    /// go far from the task (a linkage falling under gravity with zero torques). The first
+    /// preparation checks the nodes.
+    pub fn from_nodes(
+        state: &State<N>,
+        nodes: [State<N>; H],
+        controls: [SVector<f64, U>; H],
+    ) -> Self {
+        let mut out = Self::new(state, controls);
+        out.nodes = nodes;
+        out.initialized = true;
+        out.unchecked = true;
+        out
+    }
+
+    /// [`SqpRti::from_nodes`] with every node the configuration of `state` at rest, at the
+    /// times `state.t + k h` (`h` the step of `sim`), and the inputs `controls`.
+    ///
+    /// ```
+    /// use spark::control::sqp::SqpRti;
+    /// use spark::nalgebra::SVector;
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     /// A pendulum on a rod, pushed sideways.
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         inputs: [u],
+    ///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    ///         forces: [u, 0.0],
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let sim = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.02).unwrap();
+    /// let s = State::new(0.0, [0.6, -0.8], [0.0, 0.0]);
+    /// let mpc = SqpRti::held(&sim, &s, [SVector::zeros(); 30]);
+    /// assert_eq!(mpc.state(30).q, s.q);
+    /// assert!((mpc.state(30).t - 0.6).abs() < 1e-12);
+    /// ```
+    pub fn held<Sys, Meth, const M: usize, const K: usize, const X: usize>(
+        sim: &Integrator<Sys, Meth>,
+        state: &State<N>,
+        controls: [SVector<f64, U>; H],
+    ) -> Self
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+    {
+        let () = <Sys as Dimensions<N, M, K, U, D, X>>::CONSISTENT;
+        let h = sim.step_size();
+        let nodes = core::array::from_fn(|k| State {
+            t: state.t + (k + 1) as f64 * h,
+            q: state.q,
+            v: SVector::zeros(),
+        });
+        Self::from_nodes(state, nodes, controls)
     }
 
     /// [`SqpRti::new`] with the sizes taken from the model of `sim` (`D` and `U` the model's,
@@ -248,7 +319,9 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
     ///
     /// Errors with nothing changed: unusable `bounds` ([`Bounds::check`]), a `cost` that fails
     /// [`Cost::check`]; before the first period of [`SqpRti::new`], non-finite initial inputs
-    /// or a start state that is not finite or off the constraint manifold.
+    /// or a start state that is not finite or off the constraint manifold; before the first
+    /// period of [`SqpRti::from_nodes`] (or [`SqpRti::held`]), also a node that is not finite
+    /// or off the manifold.
     pub fn prepare<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
         &mut self,
         sim: &mut Integrator<Sys, Meth>,
@@ -262,7 +335,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
     {
         bounds.check()?;
         cost.check()?;
-        if !self.initialized {
+        if !self.initialized || self.unchecked {
             require(
                 self.controls
                     .iter()
@@ -270,6 +343,12 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
                 "the initial inputs of the SQP-RTI driver must be finite",
             )?;
             sim.check_on_manifold::<N, M, K>(&self.start)?;
+            if self.unchecked {
+                for x in &self.nodes {
+                    sim.check_on_manifold::<N, M, K>(x)?;
+                }
+                self.unchecked = false;
+            }
         }
         let mut stats = SqpStats::default();
         self.bounds = *bounds;
@@ -345,6 +424,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
                 stats.qp_iterations = qp.iterations;
                 stats.factorizations = qp.factorizations;
                 stats.active = qp.active;
+                stats.step = self.qp_step();
                 self.pending = true;
                 self.controls[0] + self.qp.v[0]
             }
@@ -376,6 +456,94 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
         sim.check_on_manifold::<N, M, K>(state)?;
         self.prepare(sim, cost, bounds)?;
         self.feedback(sim, state)
+    }
+
+    /// One full SQP iteration on the plan with its start held (no measurement): applies the
+    /// last QP step (and moves the horizon on after a feedback, as [`SqpRti::prepare`] does),
+    /// linearizes, and solves the QP with `z_0 = 0`; the step is
+    /// applied by the next call, or by the next [`SqpRti::prepare`]. Iterated before the
+    /// control loop, from a first guess of [`SqpRti::held`] or [`SqpRti::from_nodes`], it
+    /// solves the first period's problem by Gauss–Newton SQP over multiple shooting (full
+    /// steps: no line search, so from a guess far from the solution it may not converge;
+    /// watch [`SqpStats::step`] and [`SqpStats::defect`]). Then the control loop's
+    /// [`SqpRti::prepare`] and [`SqpRti::feedback`] go on from the solution.
+    ///
+    /// Errors with nothing changed as [`SqpRti::prepare`]'s; a numerical failure is
+    /// [`SqpStats::fallback`] (and the plan keeps its last step unapplied).
+    ///
+    /// ```
+    /// use spark::control::cost::Quadratic;
+    /// use spark::control::ilqr::Bounds;
+    /// use spark::control::sqp::SqpRti;
+    /// use spark::nalgebra::{SMatrix, SVector};
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     /// A pendulum on a rod, pushed sideways.
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         inputs: [u],
+    ///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    ///         forces: [u, 0.0],
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let mut model = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.02).unwrap();
+    /// let cost = Quadratic::<4, 1> {
+    ///     q: SMatrix::from_diagonal(&SVector::from([10.0, 10.0, 0.1, 0.1])),
+    ///     r: SMatrix::identity() * 1e-3,
+    ///     qf: SMatrix::from_diagonal(&SVector::from([100.0, 100.0, 1.0, 1.0])),
+    ///     x_ref: SVector::from([0.3, -(1.0f64 - 0.09).sqrt(), 0.0, 0.0]),
+    ///     u_ref: SVector::zeros(),
+    /// };
+    /// let bounds = Bounds::symmetric(5.0);
+    /// let s = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
+    /// let mut mpc = SqpRti::held(&model, &s, [SVector::zeros(); 30]);
+    /// let mut last = f64::INFINITY;
+    /// for _ in 0..30 {
+    ///     let stats = mpc.iterate(&mut model, &cost, &bounds).unwrap();
+    ///     assert_eq!(stats.fallback, None);
+    ///     last = stats.step;
+    ///     if stats.step < 1e-10 && stats.defect < 1e-12 {
+    ///         break;
+    ///     }
+    /// }
+    /// assert!(last < 1e-10, "{last}");
+    /// ```
+    pub fn iterate<Sys, Meth, C, const M: usize, const K: usize, const X: usize>(
+        &mut self,
+        sim: &mut Integrator<Sys, Meth>,
+        cost: &C,
+        bounds: &Bounds<U>,
+    ) -> Result<SqpStats, ControlError>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+        C: Cost<N, U, X>,
+    {
+        let mut stats = self.prepare(sim, cost, bounds)?;
+        if let Phase::Prepared = self.phase {
+            match self.qp.solve(&SVector::zeros()) {
+                Ok(qp) => {
+                    stats.qp_iterations = qp.iterations;
+                    stats.factorizations = qp.factorizations;
+                    stats.active = qp.active;
+                    stats.step = self.qp_step();
+                    self.pending = true;
+                }
+                Err(e) => stats.fallback = Some(e),
+            }
+        }
+        self.phase = Phase::Idle;
+        Ok(stats)
+    }
+
+    /// The largest entry of the QP's solution `(z_1 … z_H, v_0 … v_{H−1})`.
+    fn qp_step(&self) -> f64 {
+        let z = self.qp.z.iter().map(|z| z.amax()).fold(0.0, f64::max);
+        self.qp.v.iter().map(|v| v.amax()).fold(z, f64::max)
     }
 
     /// The last QP step applied to the plan: `x_k ← project(x_k + T_k z_k)` for `k ≥ 1` (a
