@@ -217,7 +217,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if tau_max > TAU_MAX {
         return Err(format!("a torque exceeded its bound: {tau_max}").into());
     }
-    if !(rms <= 5e-3) {
+    if rms.is_nan() || rms > 5e-3 {
         return Err(format!("the tip strayed from the circle: rms {rms:e} m").into());
     }
     println!(
