@@ -194,3 +194,48 @@ fn mjcf_arm_body_poses_agree_with_mujoco() {
         MjcfArm::body_poses,
     );
 }
+
+/// `Integrator::equilibrium_inputs` against Pinocchio's generalized gravity `g(q)` at every
+/// configuration of `name_gravity.csv` (inside the joint limits): the inputs that hold the arm
+/// at rest are `g(q)` to a relative error below 1e-12, and they hold it.
+fn gravity_agrees<Sys, const N: usize, const D: usize, const X: usize>(
+    sys: Sys,
+    name: &str,
+    coordinate_names: &[&str],
+) where
+    Sys: Dimensions<N, 0, 0, N, D, X> + Clone,
+{
+    let table = Table::read(&format!("{name}_gravity.csv")).unwrap();
+    assert_eq!(table.meta_words("joint_names"), coordinate_names, "{name}");
+    assert_eq!(table.meta_numbers("gravity"), [0.0, 0.0, -9.81]);
+    assert!(table.len() >= 30, "{name}: {} configurations", table.len());
+    for (key, r) in table.residuals() {
+        assert!(r < 1e-12, "{name}: {key} = {r:e}");
+    }
+    let mut sim = Integrator::<Sys, GaussLobatto<2>>::new(sys, 0.01).unwrap();
+    let mut worst = 0.0f64;
+    for row in 0..table.len() {
+        let q = SVector::from(table.vector::<N>(row, "q"));
+        let g = table.vector::<N>(row, "g");
+        let eq = sim.equilibrium_inputs(0.0, &q).unwrap();
+        let err = relative_error(eq.u.as_slice(), &g);
+        assert!(
+            err < 1e-12,
+            "{name}, configuration {row}: {:?} against g(q) = {g:?}: relative error {err:e}",
+            eq.u
+        );
+        assert!(eq.holds(1e-9), "{name}, configuration {row}: {eq:?}");
+        assert!(eq.unforced > 1.0, "{name}: gravity moves the arm unheld");
+        worst = worst.max(err);
+    }
+    println!(
+        "{name}: {} configurations, worst relative error of the holding torques {worst:.2e}",
+        table.len()
+    );
+}
+
+#[test]
+fn equilibrium_inputs_are_pinocchios_gravity_torques() {
+    gravity_agrees::<Panda, 7, 14, 14>(Panda::default(), "panda", &Panda::COORDINATE_NAMES);
+    gravity_agrees::<Ur5, 6, 12, 12>(Ur5::default(), "ur5", &Ur5::COORDINATE_NAMES);
+}
