@@ -4,8 +4,9 @@
 //! bounds it is the best feasible point among the dense solutions of every active set (all
 //! `3^H` of them), with the multipliers of the dense KKT system.
 
+use spark::control::error::ControlError;
 use spark::control::lqr::riccati_step;
-use spark::control::riccati_qp::{Bound, StageQp};
+use spark::control::riccati_qp::{Bound, SoftStatus, StageQp};
 use spark::nalgebra::{SMatrix, SVector};
 
 const D: usize = 2;
@@ -278,4 +279,155 @@ fn a_solve_from_the_prepared_working_set_is_one_forward_pass() {
     bad.stages[2].a[(0, 0)] = f64::NAN;
     assert!(bad.prepare().is_err());
     assert!(qp.solve(&SVector::from([f64::NAN, 0.0])).is_err());
+}
+
+/// Soft state bounds: one row per node.
+type SoftQp = StageQp<D, U, H, 1>;
+
+/// [`problem`] with a soft bound `|r_kᵀ z_k| ≤ width` of weight `weight` on every node.
+fn soft_problem(seed: u64, bound: f64, width: f64, weight: f64) -> SoftQp {
+    let plain = problem(seed, bound);
+    let mut qp = SoftQp::zeroed();
+    qp.stages = plain.stages;
+    qp.terminal_q = plain.terminal_q;
+    qp.terminal_g = plain.terminal_g;
+    let mut g = Lcg(seed + 100);
+    for sb in qp.soft.iter_mut() {
+        sb.rows = SMatrix::from_fn(|_, _| g.next());
+        sb.lo = SVector::from([-width]);
+        sb.hi = SVector::from([width]);
+        sb.weight = SVector::from([weight]);
+    }
+    qp
+}
+
+/// The objective of the QP with its soft penalties at the inputs `v` (rolled out from `z0`),
+/// written from the problem's definition, and the largest violation of a soft interval.
+fn penalized(qp: &SoftQp, z0: &SVector<f64, D>, v: &[f64; H]) -> (f64, f64) {
+    let (mut z, mut j, mut worst) = (*z0, 0.0, 0.0f64);
+    for k in 0..H {
+        let st = &qp.stages[k];
+        let u = SVector::<f64, U>::from([v[k]]);
+        j += 0.5 * z.dot(&(st.q * z))
+            + u.dot(&(st.s * z))
+            + 0.5 * u.dot(&(st.r * u))
+            + st.gz.dot(&z)
+            + st.gv.dot(&u);
+        z = st.a * z + st.b * u + st.c;
+        let sb = &qp.soft[k];
+        let value = sb.rows.row(0).dot(&z.transpose());
+        let out = (value - sb.hi[0]).max(sb.lo[0] - value).max(0.0);
+        j += 0.5 * sb.weight[0] * out * out;
+        worst = worst.max(out);
+    }
+    j += 0.5 * z.dot(&(qp.terminal_q * z)) + qp.terminal_g.dot(&z);
+    (j, worst)
+}
+
+#[test]
+fn soft_state_bounds_solve_the_penalized_problem() {
+    let z0 = SVector::from([0.8, -0.5]);
+    let mut exercised = (0, 0);
+    for seed in 1..9 {
+        let mut qp = soft_problem(seed, 0.6, 0.05, 50.0);
+        let stats = qp.solve(&z0).unwrap();
+        let v: [f64; H] = core::array::from_fn(|k| qp.v[k][0]);
+        let (j, _) = penalized(&qp, &z0, &v);
+        // The reported states are the rollout, and the statuses are where the rows are.
+        for k in 0..H {
+            let value = qp.soft[k].rows.row(0).dot(&qp.z[k].transpose());
+            let want = if value > 0.05 {
+                SoftStatus::Above
+            } else if value < -0.05 {
+                SoftStatus::Below
+            } else {
+                SoftStatus::Inside
+            };
+            assert_eq!(qp.soft_status[k][0], want, "seed {seed}, node {}", k + 1);
+        }
+        // KKT of the penalized objective (convex, once differentiable) by central
+        // differences, independent of the recursion: zero slope on free inputs, slopes that
+        // push into the box at held ones.
+        let step = 1e-6;
+        for k in 0..H {
+            let (mut up, mut down) = (v, v);
+            up[k] += step;
+            down[k] -= step;
+            let slope = (penalized(&qp, &z0, &up).0 - penalized(&qp, &z0, &down).0) / (2.0 * step);
+            let st = &qp.stages[k];
+            match qp.working[k][0] {
+                Bound::Free => assert!(slope.abs() < 1e-6, "seed {seed}, v_{k}: slope {slope:e}"),
+                Bound::Lower => {
+                    assert_eq!(v[k], st.lo[0]);
+                    assert!(slope > -1e-6, "seed {seed}, v_{k} at lo: slope {slope:e}");
+                }
+                Bound::Upper => {
+                    assert_eq!(v[k], st.hi[0]);
+                    assert!(slope < 1e-6, "seed {seed}, v_{k} at hi: slope {slope:e}");
+                }
+            }
+        }
+        // No feasible point nearby is better (convexity makes this a global statement).
+        let mut g = Lcg(seed + 200);
+        for _ in 0..200 {
+            let trial: [f64; H] = core::array::from_fn(|k| {
+                (v[k] + 0.05 * g.next()).clamp(qp.stages[k].lo[0], qp.stages[k].hi[0])
+            });
+            assert!(penalized(&qp, &z0, &trial).0 >= j - 1e-12 * (1.0 + j.abs()));
+        }
+        println!("seed {seed}: {stats:?}, objective {j:.6}");
+        exercised.0 += stats.soft_active;
+        exercised.1 += stats.active;
+    }
+    assert!(exercised.0 > 4 && exercised.1 > 0, "{exercised:?}");
+}
+
+#[test]
+fn heavier_soft_bounds_approach_hard_ones_and_zero_weights_change_nothing() {
+    let z0 = SVector::from([0.8, -0.5]);
+    let mut last = f64::INFINITY;
+    for weight in [1e1, 1e3, 1e5, 1e7] {
+        let mut qp = soft_problem(3, 1e3, 0.05, weight);
+        // Rows mostly on the velocity, which each node's input reaches directly: the hard
+        // bounds are feasible.
+        for sb in qp.soft.iter_mut() {
+            sb.rows[(0, 1)] = 1.0;
+            sb.rows[(0, 0)] *= 0.2;
+        }
+        let stats = qp.solve(&z0).unwrap();
+        let v: [f64; H] = core::array::from_fn(|k| qp.v[k][0]);
+        let (_, violation) = penalized(&qp, &z0, &v);
+        println!("weight {weight:e}: worst violation {violation:.3e}, {stats:?}");
+        assert!(stats.soft_active > 0);
+        assert!(violation < last, "{violation:e} after {last:e}");
+        last = violation;
+    }
+    assert!(last < 1e-5, "{last:e}");
+    // Zero weights: the plain QP's solution.
+    let mut plain = problem(3, 0.6);
+    let mut off = soft_problem(3, 0.6, 0.05, 0.0);
+    plain.solve(&z0).unwrap();
+    let stats = off.solve(&z0).unwrap();
+    assert_eq!(stats.soft_active, 0);
+    assert_eq!(plain.v, off.v);
+}
+
+#[test]
+fn unusable_soft_bounds_are_refused() {
+    let z0 = SVector::from([0.8, -0.5]);
+    let good = soft_problem(2, 0.6, 0.05, 50.0);
+    let bad: [fn(&mut SoftQp); 4] = [
+        |qp| qp.soft[1].rows[(0, 0)] = f64::NAN,
+        |qp| qp.soft[2].weight[0] = -1.0,
+        |qp| qp.soft[0].lo[0] = 1.0,
+        |qp| qp.soft[3].hi[0] = f64::NAN,
+    ];
+    for (i, spoil) in bad.iter().enumerate() {
+        let mut qp = good;
+        spoil(&mut qp);
+        assert!(
+            matches!(qp.solve(&z0), Err(ControlError::InvalidArgument { .. })),
+            "case {i}"
+        );
+    }
 }

@@ -5,8 +5,17 @@
 //! ```text
 //! min  Σ_k ½ z_kᵀ Q_k z_k + v_kᵀ S_k z_k + ½ v_kᵀ R_k v_k + g_zkᵀ z_k + g_vkᵀ v_k
 //!        + ½ z_Hᵀ Q_H z_H + g_Hᵀ z_H
-//! s.t. z_0 given,  z_{k+1} = A_k z_k + B_k v_k + c_k,  lo_k ≤ v_k ≤ hi_k.
+//! s.t. z_0 given,  z_{k+1} = A_k z_k + B_k v_k + c_k,  lo_k ≤ v_k ≤ hi_k,
+//!
+//!        + Σ_{k=1…H} Σ_j ½ w_kj dist(r_kjᵀ z_k, [l_kj, u_kj])²   (soft state bounds)
 //! ```
+//!
+//! The soft state bounds (`C` rows per node, none by default) are quadratic penalties on the
+//! distance of `r_kjᵀ z_k` from its interval: zero inside, a spring outside. The objective
+//! stays convex and once continuously differentiable; a row outside its interval adds
+//! `w r rᵀ` to the Hessian of its node, so the iteration treats the rows as it treats the
+//! inputs' bounds: a row crossing its bound along a step is a breakpoint of the ratio test,
+//! and the stages up to the row's node are refactored with the row's penalty switched.
 //!
 //! Each iteration fixes the inputs of the working set at their bounds and solves the equality
 //! constrained problem by one backward Riccati recursion (the gains `v_k = K_k z_k + k_k` on the
@@ -72,6 +81,73 @@ impl<const D: usize, const U: usize> QpStage<D, U> {
     }
 }
 
+/// The soft bounds on the state of one node: `C` rows `r_j` with intervals `[lo_j, hi_j]` and
+/// weights `w_j ≥ 0`; the QP adds `½ w_j dist(r_jᵀ z, [lo_j, hi_j])²` to its cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SoftBounds<const D: usize, const C: usize> {
+    /// The rows `r_j` (`C × D`).
+    pub rows: SMatrix<f64, C, D>,
+    /// Lower ends (`−∞` for none).
+    pub lo: SVector<f64, C>,
+    /// Upper ends (`+∞` for none).
+    pub hi: SVector<f64, C>,
+    /// The weights (`0` switches a row off).
+    pub weight: SVector<f64, C>,
+}
+
+impl<const D: usize, const C: usize> SoftBounds<D, C> {
+    /// Rows that bound nothing (zero rows, unbounded intervals, zero weights).
+    pub fn zeroed() -> Self {
+        Self {
+            rows: SMatrix::zeros(),
+            lo: SVector::repeat(f64::NEG_INFINITY),
+            hi: SVector::repeat(f64::INFINITY),
+            weight: SVector::zeros(),
+        }
+    }
+
+    /// The penalty's Hessian and gradient terms for `status` (`w r rᵀ` and `−w l r` or
+    /// `−w u r` for each row outside its interval).
+    fn penalty(&self, status: &[SoftStatus; C]) -> (SMatrix<f64, D, D>, SVector<f64, D>) {
+        let (mut h, mut g) = (SMatrix::zeros(), SVector::zeros());
+        for j in 0..C {
+            let end = match status[j] {
+                SoftStatus::Inside => continue,
+                SoftStatus::Below => self.lo[j],
+                SoftStatus::Above => self.hi[j],
+            };
+            let r = self.rows.row(j).transpose();
+            h += r * r.transpose() * self.weight[j];
+            g -= r * (self.weight[j] * end);
+        }
+        (h, g)
+    }
+
+    /// Where `value` of row `j` is.
+    fn status(&self, j: usize, value: f64) -> SoftStatus {
+        if self.weight[j] == 0.0 {
+            SoftStatus::Inside
+        } else if value > self.hi[j] {
+            SoftStatus::Above
+        } else if value < self.lo[j] {
+            SoftStatus::Below
+        } else {
+            SoftStatus::Inside
+        }
+    }
+}
+
+/// Where the value of a soft bound's row is: its penalty is on outside the interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftStatus {
+    /// Within `[lo, hi]`: no penalty.
+    Inside,
+    /// Below `lo`.
+    Below,
+    /// Above `hi`.
+    Above,
+}
+
 /// Where an input is in the working set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -125,6 +201,8 @@ pub struct QpStats {
     pub factorizations: usize,
     /// Inputs held at a bound at the solution.
     pub active: usize,
+    /// Soft state bounds' rows outside their intervals at the solution.
+    pub soft_active: usize,
 }
 
 /// The stage-wise QP (see the module documentation): its data, the working set, the Riccati
@@ -153,9 +231,13 @@ pub struct QpStats {
 /// assert!(qp.multipliers[0][0] >= 0.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StageQp<const D: usize, const U: usize, const H: usize> {
+pub struct StageQp<const D: usize, const U: usize, const H: usize, const C: usize = 0> {
     /// The stages `0 … H − 1`.
     pub stages: [QpStage<D, U>; H],
+    /// The soft bounds on `z_1 … z_H` (`soft[k]` on `z_{k+1}`; `C` rows each, none by default).
+    pub soft: [SoftBounds<D, C>; H],
+    /// Where each soft row is (after [`StageQp::solve`]: at the solution).
+    pub soft_status: [[SoftStatus; C]; H],
     /// `Q_H`.
     pub terminal_q: SMatrix<f64, D, D>,
     /// `g_H`.
@@ -165,6 +247,8 @@ pub struct StageQp<const D: usize, const U: usize, const H: usize> {
     factors: [Factor<D, U>; H],
     /// The current point of the active-set iteration.
     point: [SVector<f64, U>; H],
+    /// Its states `z_1 … z_H`.
+    point_z: [SVector<f64, D>; H],
     prepared: bool,
     /// `z_0` of the last solve.
     pub z0: SVector<f64, D>,
@@ -177,18 +261,21 @@ pub struct StageQp<const D: usize, const U: usize, const H: usize> {
     pub multipliers: [SVector<f64, U>; H],
 }
 
-impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
+impl<const D: usize, const U: usize, const H: usize, const C: usize> StageQp<D, U, H, C> {
     /// A QP with every matrix zero and no bounds: fill [`StageQp::stages`] and the terminal
     /// cost, then [`StageQp::prepare`].
     pub fn zeroed() -> Self {
         const { assert!(H >= 1, "a horizon has at least one interval") };
         Self {
             stages: [QpStage::zeroed(); H],
+            soft: [SoftBounds::zeroed(); H],
+            soft_status: [[SoftStatus::Inside; C]; H],
             terminal_q: SMatrix::zeros(),
             terminal_g: SVector::zeros(),
             working: [[Bound::Free; U]; H],
             factors: [Factor::zeroed(); H],
             point: [SVector::zeros(); H],
+            point_z: [SVector::zeros(); H],
             prepared: false,
             z0: SVector::zeros(),
             z: [SVector::zeros(); H],
@@ -242,10 +329,37 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
             )?;
             check_box(&st.lo, &st.hi)?;
         }
+        for sb in &self.soft {
+            require(
+                finite(sb.rows.as_slice()),
+                "the rows of the stage QP's soft state bounds must be finite",
+            )?;
+            require(
+                sb.weight.iter().all(|w| w.is_finite() && *w >= 0.0),
+                "the weights of the stage QP's soft state bounds must be finite and nonnegative",
+            )?;
+            require(
+                sb.lo.iter().zip(sb.hi.iter()).all(|(l, h)| l <= h),
+                "the soft state bounds need lo ≤ hi (and no NaN)",
+            )?;
+        }
         require(
             finite(self.terminal_q.as_slice()) && finite(self.terminal_g.as_slice()),
             "the stage QP's terminal cost must be finite",
         )
+    }
+
+    /// The penalty terms of the soft rows on `z_{j+1}` for their current status.
+    fn penalty(&self, j: usize) -> (SMatrix<f64, D, D>, SVector<f64, D>) {
+        if C == 0 {
+            return (SMatrix::zeros(), SVector::zeros());
+        }
+        self.soft[j].penalty(&self.soft_status[j])
+    }
+
+    /// The stage whose factor first holds the node `z_{j+1}`'s cost (the last for `z_H`).
+    fn stage_of_node(j: usize) -> usize {
+        (j + 1).min(H - 1)
     }
 
     /// The preparation: checks the data, sets the warm working set (the inputs whose start
@@ -273,6 +387,11 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
                 };
             }
         }
+        for j in 0..H {
+            for c in 0..C {
+                self.soft_status[j][c] = self.soft[j].status(c, 0.0);
+            }
+        }
         self.backward(H - 1)?;
         self.prepared = true;
         Ok(())
@@ -293,9 +412,16 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
     fn backward(&mut self, from: usize) -> Result<usize, ControlError> {
         for k in (0..=from).rev() {
             let (p1, pv1) = if k + 1 == H {
-                (self.terminal_q, self.terminal_g)
+                let (h, g) = self.penalty(H - 1);
+                (self.terminal_q + h, self.terminal_g + g)
             } else {
                 (self.factors[k + 1].p, self.factors[k + 1].pv)
+            };
+            // The node's soft penalties join the stage's state cost (z_0 is given: none).
+            let (qs, gs) = if k == 0 {
+                (SMatrix::zeros(), SVector::zeros())
+            } else {
+                self.penalty(k - 1)
             };
             let st = &self.stages[k];
             let pa = p1 * st.a;
@@ -325,8 +451,8 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
             let feedforward = held - cholesky_solve(&factor, &masked);
             // With the gains optimal on the free rows, the terms Kᵀ (H_uu K + H_ux) and
             // Kᵀ (H_uu k + h_u) vanish: P = Q + Aᵀ P' A + H_uxᵀ K, p = g_z + Aᵀ e + H_uxᵀ k.
-            let p = st.q + st.a.tr_mul(&pa) + hux.tr_mul(&gain);
-            let pv = st.gz + st.a.tr_mul(&e) + hux.tr_mul(&feedforward);
+            let p = st.q + qs + st.a.tr_mul(&pa) + hux.tr_mul(&gain);
+            let pv = st.gz + gs + st.a.tr_mul(&e) + hux.tr_mul(&feedforward);
             if !(p.iter().all(|x| x.is_finite()) && pv.iter().all(|x| x.is_finite())) {
                 return Err(ControlError::NonFinite {
                     what: "the cost-to-go of the stage QP's Riccati recursion (an overflow)",
@@ -379,7 +505,10 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
             self.prepare()?;
         }
         let mut stats = QpStats::default();
-        let budget = 10 * (H * U + 1);
+        if C > 0 {
+            stats.factorizations += self.start_soft(z0)?;
+        }
+        let budget = 10 * (H * (U + C) + 1);
         while stats.iterations < budget {
             stats.iterations += 1;
             self.forward(z0);
@@ -408,11 +537,44 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
                     }
                 }
             }
-            if let Some((kb, ib, side)) = block {
-                let alpha = alpha.max(0.0);
-                for k in 0..H {
-                    self.point[k] += (self.v[k] - self.point[k]) * alpha;
+            // The soft rows crossing an end of their interval along the same step.
+            let mut soft_block = None;
+            for j in 0..H {
+                let sb = &self.soft[j];
+                for c in 0..C {
+                    if sb.weight[c] == 0.0 {
+                        continue;
+                    }
+                    let r = sb.rows.row(c);
+                    let (a, b) = (
+                        r.dot(&self.point_z[j].transpose()),
+                        r.dot(&self.z[j].transpose()),
+                    );
+                    let crossing = match self.soft_status[j][c] {
+                        SoftStatus::Inside if b > sb.hi[c] => Some((sb.hi[c], SoftStatus::Above)),
+                        SoftStatus::Inside if b < sb.lo[c] => Some((sb.lo[c], SoftStatus::Below)),
+                        SoftStatus::Above if b < sb.hi[c] => Some((sb.hi[c], SoftStatus::Inside)),
+                        SoftStatus::Below if b > sb.lo[c] => Some((sb.lo[c], SoftStatus::Inside)),
+                        _ => None,
+                    };
+                    if let Some((end, to)) = crossing {
+                        let t = ((end - a) / (b - a)).clamp(0.0, 1.0);
+                        if t < alpha {
+                            alpha = t;
+                            block = None;
+                            soft_block = Some((j, c, to));
+                        }
+                    }
                 }
+            }
+            if let Some((j, c, to)) = soft_block {
+                self.advance(alpha);
+                self.soft_status[j][c] = to;
+                stats.factorizations += self.backward(Self::stage_of_node(j))?;
+                continue;
+            }
+            if let Some((kb, ib, side)) = block {
+                self.advance(alpha.max(0.0));
                 self.working[kb][ib] = side;
                 let st = &self.stages[kb];
                 self.point[kb][ib] = if side == Bound::Upper {
@@ -424,6 +586,7 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
                 continue;
             }
             self.point = self.v;
+            self.point_z = self.z;
             // At the minimizer for the working set: drop the bound whose multiplier has the
             // most wrong sign, if any.
             let tolerance = self.tolerance();
@@ -455,6 +618,12 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
                         .flatten()
                         .filter(|b| **b != Bound::Free)
                         .count();
+                    stats.soft_active = self
+                        .soft_status
+                        .iter()
+                        .flatten()
+                        .filter(|s| **s != SoftStatus::Inside)
+                        .count();
                     return Ok(stats);
                 }
             }
@@ -463,6 +632,37 @@ impl<const D: usize, const U: usize, const H: usize> StageQp<D, U, H> {
             what: "the active-set iteration of the stage QP",
             iterations: budget,
         })
+    }
+
+    /// Moves the point a fraction `alpha` of the way to the working set's solution.
+    fn advance(&mut self, alpha: f64) {
+        for k in 0..H {
+            self.point[k] += (self.v[k] - self.point[k]) * alpha;
+            self.point_z[k] += (self.z[k] - self.point_z[k]) * alpha;
+        }
+    }
+
+    /// The states of the start point from `z0` and the soft rows' status there; refactors the
+    /// stages whose penalties changed. Returns the stages factored.
+    fn start_soft(&mut self, z0: &SVector<f64, D>) -> Result<usize, ControlError> {
+        let mut z = *z0;
+        let mut changed = None;
+        for k in 0..H {
+            let st = &self.stages[k];
+            z = st.a * z + st.b * self.point[k] + st.c;
+            self.point_z[k] = z;
+            for c in 0..C {
+                let status = self.soft[k].status(c, self.soft[k].rows.row(c).dot(&z.transpose()));
+                if status != self.soft_status[k][c] {
+                    self.soft_status[k][c] = status;
+                    changed = Some(Self::stage_of_node(k));
+                }
+            }
+        }
+        match changed {
+            Some(from) => self.backward(from),
+            None => Ok(0),
+        }
     }
 
     /// The multiplier sign tolerance: round-off in `∂L/∂v` at the scale of the data.
