@@ -303,6 +303,7 @@ fn soft_problem(seed: u64, bound: f64, width: f64, weight: f64) -> SoftQp {
 
 /// The objective of the QP with its soft penalties at the inputs `v` (rolled out from `z0`),
 /// written from the problem's definition, and the largest violation of a soft interval.
+#[allow(clippy::needless_range_loop)] // stage k, input v_k, node z_{k+1}
 fn penalized(qp: &SoftQp, z0: &SVector<f64, D>, v: &[f64; H]) -> (f64, f64) {
     let (mut z, mut j, mut worst) = (*z0, 0.0, 0.0f64);
     for k in 0..H {

@@ -12,6 +12,7 @@ use spark::control::cost::{Cost, Quadratic, StageCost, TerminalCost};
 use spark::control::error::ControlError;
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
 use spark::control::sqp::SqpRti;
+use spark::control::state_bounds::StateBounds;
 use spark::nalgebra::{SMatrix, SVector};
 use spark::{Options, State};
 
@@ -182,6 +183,90 @@ fn nodes_off_the_manifold_are_refused_with_the_driver_unchanged() {
     let mut mended = SqpRti::from_nodes(&s, nodes, [SVector::zeros(); H]);
     let stats = mended.prepare(&mut model, &cost(), &bounds).unwrap();
     assert_eq!(stats.fallback, None);
+}
+
+/// The cart's largest excursion over the plan's nodes.
+fn excursion<const S: usize>(mpc: &SqpRti<3, 1, 4, H, S>) -> f64 {
+    (1..=H).fold(0.0f64, |m, k| m.max(mpc.state(k).q[0].abs()))
+}
+
+#[test]
+fn soft_state_bounds_keep_the_cart_in_its_range() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let bounds = Bounds::symmetric(3.0);
+    let s0 = at(0.15, 0.0);
+    let converge = |mpc: &mut dyn FnMut() -> spark::control::sqp::SqpStats| {
+        for _ in 0..40 {
+            let stats = mpc();
+            assert_eq!(stats.fallback, None);
+            if stats.step < 1e-9 && stats.defect < 1e-11 {
+                return stats;
+            }
+        }
+        panic!("no convergence");
+    };
+    // Unbounded, catching the pole takes the cart this far.
+    let mut free = SqpRti::<3, 1, 4, H>::held(&model, &s0, [SVector::zeros(); H]);
+    converge(&mut || free.iterate(&mut model, &cost(), &bounds).unwrap());
+    let reach = excursion(&free);
+    // Bounded to half of it, softly but heavily.
+    let limit = 0.5 * reach;
+    let range = StateBounds {
+        index: [0],
+        lo: [-limit],
+        hi: [limit],
+        weight: [1e6],
+    };
+    let mut held = SqpRti::held(&model, &s0, [SVector::zeros(); H])
+        .with_state_bounds(range)
+        .unwrap();
+    let stats = converge(&mut || held.iterate(&mut model, &cost(), &bounds).unwrap());
+    let bounded = excursion(&held);
+    println!("cart reach {reach:.4} m free, {bounded:.4} m within ±{limit:.4}: {stats:?}");
+    assert!(stats.soft_active > 0, "the bound shapes the plan");
+    assert!(
+        bounded > 0.9 * limit && bounded < limit * (1.0 + 1e-3),
+        "{bounded} {limit}"
+    );
+
+    // In closed loop on the perturbed plant, one iteration per period.
+    let perturbed = CartPole {
+        m: 0.22,
+        c: 0.5,
+        ..CartPole::default()
+    };
+    let mut plant = Sim::new(perturbed, TC / 4.0).unwrap();
+    let mut s = s0;
+    let (mut worst, mut last_second) = (0.0f64, 0.0f64);
+    for i in 0..450 {
+        let (u, stats) = held.control(&mut model, &cost(), &bounds, &s).unwrap();
+        assert_eq!(stats.fallback, None, "period {i}");
+        plant.system_mut().u = u[0];
+        for _ in 0..4 {
+            plant.step(&mut s).unwrap();
+            worst = worst.max(s.q[0].abs());
+        }
+        if i >= 400 {
+            last_second = last_second.max(lean(&s).abs());
+        }
+    }
+    println!("closed loop: cart within {worst:.4} m, last second's lean {last_second:.2e}");
+    assert!(worst < 1.05 * limit, "{worst} against {limit}");
+    assert!(last_second < 1e-3, "{last_second:e}");
+
+    // Unusable bounds are refused.
+    let fresh = SqpRti::<3, 1, 4, H>::held(&model, &s0, [SVector::zeros(); H]);
+    for bad in [
+        StateBounds::upper(6, 1.0, 1.0),
+        StateBounds::upper(0, f64::NAN, 1.0),
+        StateBounds::upper(0, 1.0, -1.0),
+        StateBounds::lower(0, 1.0, f64::INFINITY),
+    ] {
+        assert!(matches!(
+            fresh.with_state_bounds(bad),
+            Err(ControlError::InvalidArgument { .. })
+        ));
+    }
 }
 
 /// A cost whose state gradient turns NaN on demand.

@@ -26,6 +26,7 @@
 //!   active-set method on Riccati recursions (`O(H)` per iteration);
 //! * [`sqp`]: NMPC by SQP real-time iterations over multiple shooting (preparation before the
 //!   measurement, feedback = one QP solve, warm start by shifting);
+//! * [`state_bounds`]: soft bounds on the state along an SQP plan;
 //! * [`ekf`]: an extended Kalman filter on the tangent space.
 
 pub mod basis;
@@ -41,5 +42,6 @@ pub mod lqr;
 pub mod nmpc;
 pub mod riccati_qp;
 pub mod sqp;
+pub mod state_bounds;
 pub mod task;
 pub mod vector;

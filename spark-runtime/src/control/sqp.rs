@@ -33,7 +33,8 @@ use crate::control::cost::Cost;
 use crate::control::error::{require, ControlError};
 use crate::control::ilqr::{Bounds, Trajectory};
 use crate::control::riccati_qp::StageQp;
-use crate::control::vector::{difference, displaced};
+use crate::control::state_bounds::StateBounds;
+use crate::control::vector::{difference, displaced, to_vector};
 use crate::integrator::Integrator;
 use crate::method::Method;
 use crate::model::{Dimensions, Model, State};
@@ -52,7 +53,10 @@ pub struct SqpStats {
     pub factorizations: usize,
     /// Inputs at a bound in the QP's solution.
     pub active: usize,
-    /// The cost of the plan at the linearization point (its nodes and inputs).
+    /// State bounds ([`SqpRti::with_state_bounds`]) the QP's solution leaves, counted per node.
+    pub soft_active: usize,
+    /// The cost of the plan at the linearization point (its nodes and inputs), with the
+    /// penalties of the state bounds ([`SqpRti::with_state_bounds`]).
     pub cost: f64,
     /// The largest defect `|c_k|` of the plan (0 for a continuous trajectory).
     pub defect: f64,
@@ -127,7 +131,13 @@ enum Phase {
 /// assert!((s.q[0] - 0.3).abs() < 0.01, "{}", s.q[0]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SqpRti<const N: usize, const U: usize, const D: usize, const H: usize> {
+pub struct SqpRti<
+    const N: usize,
+    const U: usize,
+    const D: usize,
+    const H: usize,
+    const S: usize = 0,
+> {
     /// `x_0`.
     pub start: State<N>,
     /// `x_1 … x_H` (`nodes[k]` is `x_{k+1}`).
@@ -138,9 +148,11 @@ pub struct SqpRti<const N: usize, const U: usize, const D: usize, const H: usize
     bases: [TangentBasis<N, D>; H],
     end_basis: TangentBasis<N, D>,
     /// The stage QP of the last preparation, and its solution after a feedback.
-    pub qp: StageQp<D, U, H>,
+    pub qp: StageQp<D, U, H, S>,
     /// The bounds of the last preparation.
     bounds: Bounds<U>,
+    /// The soft state bounds ([`SqpRti::with_state_bounds`]).
+    state_bounds: StateBounds<S>,
     /// Whether the nodes hold a plan (not before the first preparation of [`SqpRti::new`]).
     initialized: bool,
     /// Whether the nodes are a caller's guess not yet checked ([`SqpRti::from_nodes`]).
@@ -171,6 +183,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
             end_basis: basis,
             qp: StageQp::zeroed(),
             bounds: Bounds::symmetric(f64::INFINITY),
+            state_bounds: StateBounds::none(),
             initialized: false,
             unchecked: false,
             shift_next: false,
@@ -293,6 +306,83 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
         Self::new(state, controls)
     }
 
+    /// The driver with soft bounds on the state of every node after the first
+    /// ([`StateBounds`]: `½ w dist(x_i, [lo, hi])²` added to the cost, exactly, by the QP's soft
+    /// rows on the node's tangent basis). Call it on a new driver: the plan carries over, a
+    /// prepared QP does not (the next preparation prepares it).
+    ///
+    /// Errors with nothing changed: bounds that fail [`StateBounds::check`] for `2N`.
+    ///
+    /// ```
+    /// use spark::control::cost::Quadratic;
+    /// use spark::control::ilqr::Bounds;
+    /// use spark::control::sqp::SqpRti;
+    /// use spark::control::state_bounds::StateBounds;
+    /// use spark::nalgebra::{SMatrix, SVector};
+    /// use spark::{GaussLobatto, Integrator, State};
+    ///
+    /// spark::mechanics! {
+    ///     /// A pendulum on a rod, pushed sideways.
+    ///     pub struct Pendulum {
+    ///         coordinates: [x, y],
+    ///         velocities: [vx, vy],
+    ///         inputs: [u],
+    ///         lagrangian: 0.5 * (vx.powi(2) + vy.powi(2)) - 9.81 * y,
+    ///         forces: [u, 0.0],
+    ///         holonomic: [x.powi(2) + y.powi(2) - 1.0],
+    ///     }
+    /// }
+    ///
+    /// let mut model = Integrator::<Pendulum, GaussLobatto<2>>::new(Pendulum::default(), 0.02).unwrap();
+    /// // Swing out to x = 0.6, but the bob's sideways speed (entry N + 0 = 2) within 0.5 m/s.
+    /// let cost = Quadratic::<4, 1> {
+    ///     q: SMatrix::from_diagonal(&SVector::from([10.0, 10.0, 0.0, 0.0])),
+    ///     r: SMatrix::identity() * 1e-3,
+    ///     qf: SMatrix::from_diagonal(&SVector::from([100.0, 100.0, 1.0, 1.0])),
+    ///     x_ref: SVector::from([0.6, -0.8, 0.0, 0.0]),
+    ///     u_ref: SVector::zeros(),
+    /// };
+    /// let limit = StateBounds { index: [2], lo: [-0.5], hi: [0.5], weight: [1e6] };
+    /// let s = State::new(0.0, [0.0, -1.0], [0.0, 0.0]);
+    /// let mut mpc = SqpRti::held(&model, &s, [SVector::zeros(); 40])
+    ///     .with_state_bounds(limit)
+    ///     .unwrap();
+    /// for _ in 0..30 {
+    ///     let stats = mpc.iterate(&mut model, &cost, &Bounds::symmetric(20.0)).unwrap();
+    ///     if stats.step < 1e-10 && stats.defect < 1e-12 {
+    ///         break;
+    ///     }
+    /// }
+    /// let fastest = (1..=40).map(|k| mpc.state(k).v[0].abs()).fold(0.0, f64::max);
+    /// assert!(fastest < 0.5 + 1e-3, "{fastest}");
+    /// ```
+    pub fn with_state_bounds<const S2: usize>(
+        self,
+        bounds: StateBounds<S2>,
+    ) -> Result<SqpRti<N, U, D, H, S2>, ControlError> {
+        bounds.check(2 * N)?;
+        Ok(SqpRti {
+            start: self.start,
+            nodes: self.nodes,
+            controls: self.controls,
+            bases: self.bases,
+            end_basis: self.end_basis,
+            qp: StageQp::zeroed(),
+            bounds: self.bounds,
+            state_bounds: bounds,
+            initialized: self.initialized,
+            unchecked: self.unchecked,
+            shift_next: self.shift_next,
+            pending: false,
+            phase: Phase::Idle,
+            prepared: self.prepared,
+        })
+    }
+}
+
+impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: usize>
+    SqpRti<N, U, D, H, S>
+{
     /// `x_k` for `0 ≤ k ≤ H`.
     pub fn state(&self, k: usize) -> &State<N> {
         if k == 0 {
@@ -424,6 +514,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
                 stats.qp_iterations = qp.iterations;
                 stats.factorizations = qp.factorizations;
                 stats.active = qp.active;
+                stats.soft_active = qp.soft_active;
                 stats.step = self.qp_step();
                 self.pending = true;
                 self.controls[0] + self.qp.v[0]
@@ -530,6 +621,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
                     stats.qp_iterations = qp.iterations;
                     stats.factorizations = qp.factorizations;
                     stats.active = qp.active;
+                    stats.soft_active = qp.soft_active;
                     stats.step = self.qp_step();
                     self.pending = true;
                 }
@@ -631,6 +723,21 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
             stage.gv = st.lu;
             stage.lo = self.bounds.lo - u;
             stage.hi = self.bounds.hi - u;
+            if S > 0 {
+                // The bounds on node k + 1 as rows of its basis, relative to the node.
+                let node = to_vector::<N, X>(&self.nodes[k]);
+                let sb = &self.state_bounds;
+                let soft = &mut self.qp.soft[k];
+                for j in 0..S {
+                    let i = sb.index[j];
+                    soft.rows.set_row(j, &m1.row(i));
+                    soft.lo[j] = sb.lo[j] - node[i];
+                    soft.hi[j] = sb.hi[j] - node[i];
+                    soft.weight[j] = sb.weight[j];
+                    let out = (node[i] - sb.hi[j]).max(sb.lo[j] - node[i]).max(0.0);
+                    total += 0.5 * sb.weight[j] * out * out;
+                }
+            }
             total += st.value;
             stats.defect = stats.defect.max(stage.c.amax());
             if k + 1 < H {
