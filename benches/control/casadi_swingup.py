@@ -22,11 +22,21 @@ Commands (run from the repository root):
   python3 benches/control/casadi_swingup.py compare   # the table (runs both solvers)
   python3 benches/control/casadi_swingup.py warm      # IPOPT from spark's plan of the example
   python3 benches/control/casadi_swingup.py others    # fatrop beside IPOPT
+  python3 benches/control/casadi_swingup.py sqp       # spark's SQP against IPOPT and fatrop
 `--sub N` (any command): RK4 with N substeps per interval instead of 1.
 `compare` runs `cargo run --release -p spark-examples --example cartpole_swingup_bench` itself
 (3 runs per guess), then IPOPT (SX, C) 3 times per guess without recording and 3 times with
 an iteration callback recording (time, objective, max |g|); `check` and `warm` read what
 `cartpole_swingup_bench` and `cartpole_swingup` wrote to examples/out.
+`sqp` runs `cartpole_swingup_bench --method sqp` (spark's full-step Gauss-Newton SQP over
+multiple shooting, 3 runs per start; the guess `interpolation` also from its interpolated nodes,
+the start IPOPT uses), then IPOPT (SX, C) as `compare` does, and fatrop on SX and on its
+functions compiled by CasADi's jit (gcc -O1, 1.5 minutes of gcc here, at every run),
+3 runs per guess after a first untimed one, and prints the table of docs/performance.md:
+final costs, iterations and the CPU time to come within 1e-6 of each solver's best cost, with
+feasible iterates only (SQP: largest defect, IPOPT: max |g|, below 1e-8). fatrop calls no
+iteration callback: its time to 1e-6 is the time of its whole solve, when its final point is
+within 1e-6 and feasible.
 """
 
 import hashlib
@@ -534,6 +544,122 @@ def other_solvers():
                   flush=True)
 
 
+SQP_OUT = "examples/out/swingup_sqp"
+
+
+def read_sqp_trace(path):
+    """runs[start][repeat] = [(wall, cpu, cost, defect, step, QP iterations)] from `--method
+    sqp`'s trace."""
+    runs = {}
+    with open(path) as fh:
+        for line in fh:
+            name, rep, it, *vals = line.split()
+            runs.setdefault(name, {}).setdefault(int(rep), []).append(tuple(map(float, vals)))
+    return runs
+
+
+def sqp_first_within(trace, target, rel):
+    """The first (wall, cpu) of an SQP trace whose plan has defect < FEASIBLE and cost <=
+    target (1 + rel); None if never."""
+    for wall, cpu, cost, defect, *_ in trace:
+        if defect < FEASIBLE and cost <= target * (1 + rel):
+            return wall, cpu
+    return None
+
+
+def sqp():
+    """spark's SQP against IPOPT (SX, C) and fatrop (SX, jit C), time to equal cost."""
+    guesses = read_guesses(GUESSES)
+    cmd = ["cargo", "run", "--release", "-q", "-p", "spark-examples", "--example",
+           "cartpole_swingup_bench", "--", "--method", "sqp", "--guesses", GUESSES, "--out",
+           SQP_OUT, "--repeats", str(REPEATS)]
+    print("$ " + " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    traces = read_sqp_trace(SQP_OUT + "_trace.txt")
+    nlp = Nlp()
+    recorder = Recorder(nlp.problem["x"].numel(), nlp.ng)
+    builds = {"IPOPT SX": nlp.solver(OPTIONS, recorder),
+              "IPOPT C": nlp.compiled(OPTIONS, recorder)}
+    fatrop_opts = {"print_time": False, "record_time": True, "structure_detection": "auto",
+                   "equality": [True] * nlp.ng, "fatrop": {"print_level": 0, "tol": 1e-10}}
+    builds["fatrop SX"] = ca.nlpsol("swingup", "fatrop", nlp.problem, fatrop_opts)
+    t0 = time.perf_counter()
+    jit = dict(fatrop_opts, jit=True, compiler="shell", jit_options={"flags": ["-O1"]})
+    builds["fatrop C"] = ca.nlpsol("swingup", "fatrop", nlp.problem, jit)
+    print(f"CasADi {ca.__version__}, RK4 x {SUB}; fatrop's jit (gcc -O1) took "
+          f"{time.perf_counter() - t0:.0f} s; IPOPT options {OPTIONS}", flush=True)
+    # res[build][name] = (untraced runs, traced runs or None)
+    res = {b: {} for b in builds}
+    for name, u in guesses:
+        w0 = initial_point(name, u)
+        for b, solver in builds.items():
+            if b.startswith("fatrop"):
+                solve(nlp, solver, w0)
+                res[b][name] = ([solve(nlp, solver, w0) for _ in range(REPEATS)], None)
+            else:
+                runs = [solve(nlp, solver, w0, recorder, False) for _ in range(REPEATS)]
+                runs_t = [solve(nlp, solver, w0, recorder) for _ in range(REPEATS)]
+                res[b][name] = (runs, runs_t)
+            r = res[b][name][0][0]
+            print(f"  {b} {name}: {r['iters']} it, cost {r['cost']:.9e}, max|g| "
+                  f"{r['viol']:.1e}, t_proc_total "
+                  f"{statistics.median(x['t_proc_total'] for x in res[b][name][0]) * 1e3:.0f} "
+                  f"ms, {r['status']}", flush=True)
+    feasible = [row[2] for runs in traces.values() for tr in runs.values() for row in tr
+                if row[3] < FEASIBLE]
+    target_s = min(feasible)
+    target_i = min(r[0][0]["cost"] for b in builds for r in res[b].values()
+                   if r[0][0]["viol"] < FEASIBLE)
+    print(f"targets: SQP (GaussLobatto<2>) {target_s:.9e}, IPOPT/fatrop (RK4 x {SUB}) "
+          f"{target_i:.9e}")
+
+    def reach(b, name):
+        """Median CPU time (ms) to 1e-6 of target_i, or None."""
+        runs, runs_t = res[b][name]
+        if runs_t is not None:
+            t = medians([first_within(r["trace"], target_i, 1e-6) for r in runs_t])
+        else:
+            t = medians([(r["t_wall_total"], r["t_proc_total"])
+                         if r["viol"] < FEASIBLE and r["cost"] <= target_i * (1 + 1e-6)
+                         else None for r in runs])
+        return None if t is None else t[1] * 1e3
+
+    def ms(t):
+        return "never" if t is None else f"{t:.0f}" if t >= 10 else f"{t:.1f}"
+
+    print("\nCPU ms, medians of 3; `to 1e-6`: first feasible iterate within 1e-6 of the target "
+          "(fatrop: its whole solve)")
+    print("| start | SQP: cost | iterations | outcome | to 1e-6 | IPOPT: cost | iterations "
+          "| to 1e-6, SX; C | fatrop: cost | iterations | to 1e-6, SX; C |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    with open(SQP_OUT + "_trace.txt") as fh:
+        ends = {}
+        for line in fh:
+            w = line.split()
+            ends[(w[0], int(w[1]))] = w
+    starts = [(n, n) for n, _ in guesses] + [("interpolation_nodes", "interpolation")]
+    order = [n for n, _ in guesses]
+    starts.sort(key=lambda s: (order.index(s[1]), s[0] != s[1]))
+    for start, guess in starts:
+        tr = traces[start]
+        last = tr[0][-1]
+        converged = last[3] < 1e-11 and last[4] < 1e-9
+        iters = len(tr[0])
+        outcome = "converged" if converged else ("cap" if iters >= 200 else "failed")
+        t = medians([sqp_first_within(tr[r], target_s, 1e-6) for r in tr])
+        row = [start, f"{last[2]:.6f}" + ("" if last[3] < FEASIBLE else f" (defect {last[3]:.0e})"),
+               str(iters), outcome, ms(None if t is None else t[1] * 1e3)]
+        nodes_row = start == "interpolation_nodes"
+        if guess == "interpolation" and not nodes_row:
+            row += ["(IPOPT starts from the nodes)", "", "", "", "", ""]
+        else:
+            for solver in ("IPOPT", "fatrop"):
+                r = res[f"{solver} SX"][guess][0][0]
+                row += [f"{r['cost']:.6f}", str(r["iters"]),
+                        f"{ms(reach(solver + ' SX', guess))}; {ms(reach(solver + ' C', guess))}"]
+        print("| " + " | ".join(row) + " |")
+
+
 def warm():
     with open("examples/out/cartpole_swingup_plan.txt") as fh:
         plan = np.array([float(v) for v in fh.read().split()])
@@ -548,4 +674,4 @@ def warm():
 
 if __name__ == "__main__":
     {"guesses": write_guesses, "check": check, "tune": tune, "compare": compare,
-     "warm": warm, "others": other_solvers}[sys.argv[1] if len(sys.argv) > 1 else "compare"]()
+     "warm": warm, "others": other_solvers, "sqp": sqp}[sys.argv[1] if len(sys.argv) > 1 else "compare"]()
