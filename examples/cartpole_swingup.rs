@@ -114,12 +114,7 @@ fn run_hold(
     Ok(out)
 }
 
-/// The `q`-quantile of `times` (0.5: the median, 1: the largest).
-fn percentile(times: &[f64], q: f64) -> f64 {
-    let mut sorted = times.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
-}
+include!("models/percentile.rs");
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p = CartPole::default();

@@ -127,12 +127,11 @@ enum Outcome {
     Capped,
 }
 
-/// One SQP solve: the final inputs, the calls of `iterate`, how it ended, the nodes whose update
-/// could not be projected (summed over the iterations), and per call
-/// `(wall, cpu, cost, defect, step, QP iterations)`.
+/// One SQP solve: the final inputs, how it ended, the nodes whose update could not be projected
+/// (summed over the iterations), and per call of `iterate` `(wall, cpu, cost, defect, step, QP
+/// iterations)`.
 struct SqpRun {
     controls: [SVector<f64, 1>; H_SWING],
-    iterations: usize,
     outcome: Outcome,
     skipped: usize,
     trace: Vec<(f64, f64, f64, f64, f64, usize)>,
@@ -202,7 +201,6 @@ fn solve_sqp(
     }
     Ok(SqpRun {
         controls: plan.controls,
-        iterations: trace.len(),
         outcome,
         skipped,
         trace,
@@ -265,7 +263,7 @@ fn run_sqp(guesses: &[Guess], out: &str, repeats: usize) -> Result<(), Box<dyn s
             "  {name}: {outcome}, {} iterations, cost {cost:.9e}, defect {defect:.1e}, step \
              {step:.1e}, {} inputs at a bound, {} node updates kept back, {:.1} ms CPU, {:.1} ms \
              wall (medians of {repeats})",
-            run.iterations,
+            run.trace.len(),
             run.controls
                 .iter()
                 .filter(|u| u[0].abs() >= U_MAX - 1e-6)

@@ -87,12 +87,7 @@ fn tip(q: &SVector<f64, 4>, coupler: usize) -> Result<Vector3<f64>, Box<dyn std:
     Ok(origin + rotation * Vector3::from(TIP))
 }
 
-/// The `q`-quantile of `times` (0.5: the median, 1: the largest).
-fn percentile(times: &[f64], q: f64) -> f64 {
-    let mut sorted = times.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
-}
+include!("models/percentile.rs");
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let coupler = <FiveBar as Bodies<4>>::body_index("coupler_a").ok_or("no coupler_a")?;

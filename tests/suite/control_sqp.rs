@@ -11,7 +11,7 @@ use crate::no_alloc::watched;
 use spark::control::cost::{Cost, Quadratic, StageCost, TerminalCost};
 use spark::control::error::ControlError;
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
-use spark::control::sqp::SqpRti;
+use spark::control::sqp::{SqpRti, SqpStats};
 use spark::control::state_bounds::StateBounds;
 use spark::nalgebra::{SMatrix, SVector};
 use spark::{Options, State};
@@ -57,15 +57,39 @@ fn plan(sim: &mut Sim, s: &State<3>, bounds: &Bounds<1>) -> Ilqr<3, 1, 4, H> {
     first
 }
 
-#[test]
-fn one_sqp_iteration_per_period_holds_the_pole_on_a_perturbed_plant() {
-    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+/// The plant: pole mass +10 %, cart damping +25 %, four steps per control period.
+fn perturbed_plant() -> Sim {
     let perturbed = CartPole {
         m: 0.22,
         c: 0.5,
         ..CartPole::default()
     };
-    let mut plant = Sim::new(perturbed, TC / 4.0).unwrap();
+    Sim::new(perturbed, TC / 4.0).unwrap()
+}
+
+/// Full SQP steps until the step and the defects vanish (at most 40, none falling back):
+/// the iterations taken, the first iteration's statistics and the last's.
+fn iterate_to_convergence<const S: usize>(
+    mpc: &mut SqpRti<3, 1, 4, H, S>,
+    model: &mut Sim,
+    bounds: &Bounds<1>,
+) -> (usize, SqpStats, SqpStats) {
+    let mut first = None;
+    for iteration in 1..=40 {
+        let stats = mpc.iterate(model, &cost(), bounds).unwrap();
+        assert_eq!(stats.fallback, None, "iteration {iteration}");
+        let first = *first.get_or_insert(stats);
+        if stats.step < 1e-9 && stats.defect < 1e-11 {
+            return (iteration, first, stats);
+        }
+    }
+    panic!("the SQP iterations do not converge in 40");
+}
+
+#[test]
+fn one_sqp_iteration_per_period_holds_the_pole_on_a_perturbed_plant() {
+    let mut model = Sim::new(CartPole::default(), TC).unwrap();
+    let mut plant = perturbed_plant();
     let bounds = Bounds::symmetric(3.0);
     let mut s = at(0.15, 0.0);
     let first = plan(&mut model, &s, &bounds);
@@ -123,19 +147,8 @@ fn full_sqp_steps_from_held_nodes_reach_the_box_ddp_optimum() {
     let first = plan(&mut model, &s, &bounds);
     // Every node at the start, at rest: not a trajectory (the defects are the QP's to close).
     let mut mpc = SqpRti::held(&model, &s, [SVector::zeros(); H]);
-    let mut converged = None;
-    for iteration in 1..=40 {
-        let stats = mpc.iterate(&mut model, &cost(), &bounds).unwrap();
-        assert_eq!(stats.fallback, None, "iteration {iteration}");
-        if iteration == 1 {
-            assert!(stats.defect > 1e-3, "held nodes have defects: {stats:?}");
-        }
-        if stats.step < 1e-9 && stats.defect < 1e-11 {
-            converged = Some((iteration, stats));
-            break;
-        }
-    }
-    let (iterations, stats) = converged.expect("the SQP iterations converge");
+    let (iterations, start, stats) = iterate_to_convergence(&mut mpc, &mut model, &bounds);
+    assert!(start.defect > 1e-3, "held nodes have defects: {start:?}");
     println!(
         "{iterations} iterations: cost {} against box-DDP's {}",
         stats.cost, first.nominal.cost
@@ -195,19 +208,9 @@ fn soft_state_bounds_keep_the_cart_in_its_range() {
     let mut model = Sim::new(CartPole::default(), TC).unwrap();
     let bounds = Bounds::symmetric(3.0);
     let s0 = at(0.15, 0.0);
-    let converge = |mpc: &mut dyn FnMut() -> spark::control::sqp::SqpStats| {
-        for _ in 0..40 {
-            let stats = mpc();
-            assert_eq!(stats.fallback, None);
-            if stats.step < 1e-9 && stats.defect < 1e-11 {
-                return stats;
-            }
-        }
-        panic!("no convergence");
-    };
     // Unbounded, catching the pole takes the cart this far.
     let mut free = SqpRti::<3, 1, 4, H>::held(&model, &s0, [SVector::zeros(); H]);
-    converge(&mut || free.iterate(&mut model, &cost(), &bounds).unwrap());
+    iterate_to_convergence(&mut free, &mut model, &bounds);
     let reach = excursion(&free);
     // Bounded to half of it, softly but heavily.
     let limit = 0.5 * reach;
@@ -220,7 +223,7 @@ fn soft_state_bounds_keep_the_cart_in_its_range() {
     let mut held = SqpRti::held(&model, &s0, [SVector::zeros(); H])
         .with_state_bounds(range)
         .unwrap();
-    let stats = converge(&mut || held.iterate(&mut model, &cost(), &bounds).unwrap());
+    let (_, _, stats) = iterate_to_convergence(&mut held, &mut model, &bounds);
     let bounded = excursion(&held);
     println!("cart reach {reach:.4} m free, {bounded:.4} m within ±{limit:.4}: {stats:?}");
     assert!(stats.soft_active > 0, "the bound shapes the plan");
@@ -230,12 +233,7 @@ fn soft_state_bounds_keep_the_cart_in_its_range() {
     );
 
     // In closed loop on the perturbed plant, one iteration per period.
-    let perturbed = CartPole {
-        m: 0.22,
-        c: 0.5,
-        ..CartPole::default()
-    };
-    let mut plant = Sim::new(perturbed, TC / 4.0).unwrap();
+    let mut plant = perturbed_plant();
     let mut s = s0;
     let (mut worst, mut last_second) = (0.0f64, 0.0f64);
     for i in 0..450 {

@@ -32,7 +32,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::control::cost::Cost;
 use crate::control::error::{require, ControlError};
 use crate::control::ilqr::{Bounds, Trajectory};
-use crate::control::riccati_qp::StageQp;
+use crate::control::riccati_qp::{QpStats, StageQp};
 use crate::control::state_bounds::StateBounds;
 use crate::control::vector::{difference, displaced, to_vector};
 use crate::integrator::Integrator;
@@ -511,12 +511,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         };
         let u = match solved {
             Ok(qp) => {
-                stats.qp_iterations = qp.iterations;
-                stats.factorizations = qp.factorizations;
-                stats.active = qp.active;
-                stats.soft_active = qp.soft_active;
-                stats.step = self.qp_step();
-                self.pending = true;
+                self.take_solution(&qp, &mut stats);
                 self.controls[0] + self.qp.v[0]
             }
             Err(e) => {
@@ -617,14 +612,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         let mut stats = self.prepare(sim, cost, bounds)?;
         if let Phase::Prepared = self.phase {
             match self.qp.solve(&SVector::zeros()) {
-                Ok(qp) => {
-                    stats.qp_iterations = qp.iterations;
-                    stats.factorizations = qp.factorizations;
-                    stats.active = qp.active;
-                    stats.soft_active = qp.soft_active;
-                    stats.step = self.qp_step();
-                    self.pending = true;
-                }
+                Ok(qp) => self.take_solution(&qp, &mut stats),
                 Err(e) => stats.fallback = Some(e),
             }
         }
@@ -632,10 +620,16 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         Ok(stats)
     }
 
-    /// The largest entry of the QP's solution `(z_1 … z_H, v_0 … v_{H−1})`.
-    fn qp_step(&self) -> f64 {
+    /// Records a solved QP in `stats` (its counts and the step's largest entry over
+    /// `z_1 … z_H, v_0 … v_{H−1}`) and marks its step for the next preparation to apply.
+    fn take_solution(&mut self, qp: &QpStats, stats: &mut SqpStats) {
+        stats.qp_iterations = qp.iterations;
+        stats.factorizations = qp.factorizations;
+        stats.active = qp.active;
+        stats.soft_active = qp.soft_active;
         let z = self.qp.z.iter().map(|z| z.amax()).fold(0.0, f64::max);
-        self.qp.v.iter().map(|v| v.amax()).fold(z, f64::max)
+        stats.step = self.qp.v.iter().map(|v| v.amax()).fold(z, f64::max);
+        self.pending = true;
     }
 
     /// The last QP step applied to the plan: `x_k ← project(x_k + T_k z_k)` for `k ≥ 1` (a
