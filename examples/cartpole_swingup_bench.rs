@@ -4,7 +4,9 @@
 //! (`benches/control/casadi_swingup.py`, docs/performance.md). Two solvers (`--method`):
 //!
 //! - `ddp` (the default): box-DDP (`Ilqr`);
-//! - `sqp`: Gauss–Newton SQP over multiple shooting, full steps (`SqpRti::iterate`).
+//! - `sqp`: Gauss–Newton SQP over multiple shooting, full steps (`SqpRti::iterate`), or with
+//!   `--line-search` its globalized iteration (`SqpRti::iterate_with_line_search`, the ℓ1 merit
+//!   function with the default `LineSearch`).
 //!
 //! Reads the guesses (one per line: a name, then the 150 inputs; `#` starts a comment) from
 //! `benches/control/swingup_guesses.txt` or the file given with `--guesses`, and solves from
@@ -29,10 +31,11 @@
 //! Cartesian state with its consistent velocities. It stops when the QP's step is below
 //! `1e-9` and the largest shooting defect below `1e-11` (converged), when an iteration falls
 //! back (a failed linearization or QP: diverged), or after 200 iterations, and writes
-//! - `<out>_trace.txt`: `guess repeat iteration wall cpu cost defect step qp`: row `i` is the
-//!   `i`-th call of `iterate`, with the cost and largest defect of the plan it linearized (the
+//! - `<out>_trace.txt`: `guess repeat iteration wall cpu cost defect step qp alpha trials`: row
+//!   `i` is the `i`-th call of `iterate`, with the cost and largest defect of the plan it linearized (the
 //!   guess after `i` steps; row 0 is the rollout or the nodes of the guess), the largest entry
-//!   of its QP step and the QP's active-set iterations, timed at the end of the call (so a cost
+//!   of its QP step, the QP's active-set iterations, the fraction of the step taken and the
+//!   line search's trials (1 and 0 for full steps), timed at the end of the call (so a cost
 //!   is counted as reached once its QP is solved too);
 //! - `<out>_plans.txt`: the final inputs from each start;
 //!
@@ -45,7 +48,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
-use spark::control::sqp::SqpRti;
+use spark::control::sqp::{LineSearch, SqpRti};
 use spark::nalgebra::SVector;
 use spark::{GaussLobatto, Integrator, State};
 
@@ -127,14 +130,16 @@ enum Outcome {
     Capped,
 }
 
+/// Per call of `iterate`: `(wall, cpu, cost, defect, step, QP iterations, alpha, trials)`.
+type SqpRow = (f64, f64, f64, f64, f64, usize, f64, usize);
+
 /// One SQP solve: the final inputs, how it ended, the nodes whose update could not be projected
-/// (summed over the iterations), and per call of `iterate` `(wall, cpu, cost, defect, step, QP
-/// iterations)`.
+/// (summed over the iterations), and a row per call of `iterate`.
 struct SqpRun {
     controls: [SVector<f64, 1>; H_SWING],
     outcome: Outcome,
     skipped: usize,
-    trace: Vec<(f64, f64, f64, f64, f64, usize)>,
+    trace: Vec<SqpRow>,
 }
 
 /// The nodes `x_1 … x_H` of IPOPT's start from the guess `interpolation`
@@ -161,11 +166,13 @@ fn interpolated_nodes(p: &CartPole) -> [State<3>; H_SWING] {
     })
 }
 
-/// Full-step Gauss–Newton SQP from `guess`, by single shooting or, with `nodes`, by multiple
-/// shooting from them, until converged, failed or capped (see the module documentation).
+/// Gauss–Newton SQP from `guess`, by single shooting or, with `nodes`, by multiple shooting from
+/// them, with full steps or the line search `search`, until converged, failed or capped (see
+/// the module documentation).
 fn solve_sqp(
     guess: &[SVector<f64, 1>; H_SWING],
     nodes: Option<&[State<3>; H_SWING]>,
+    search: Option<&LineSearch>,
 ) -> Result<SqpRun, Box<dyn std::error::Error>> {
     let p = CartPole::default();
     let bounds = Bounds::<1>::symmetric(U_MAX);
@@ -180,7 +187,10 @@ fn solve_sqp(
     });
     let (mut outcome, mut skipped) = (Outcome::Capped, 0);
     for _ in 0..SQP_ITERATIONS {
-        let s = plan.iterate(&mut model, &cost, &bounds)?;
+        let s = match search {
+            Some(search) => plan.iterate_with_line_search(&mut model, &cost, &bounds, search)?,
+            None => plan.iterate(&mut model, &cost, &bounds)?,
+        };
         skipped += s.skipped_nodes;
         if let Some(e) = s.fallback {
             outcome = Outcome::Failed(e.to_string());
@@ -193,6 +203,8 @@ fn solve_sqp(
             s.defect,
             s.step,
             s.qp_iterations,
+            s.alpha,
+            s.trials,
         ));
         if s.step < SQP_STEP && s.defect < SQP_DEFECT {
             outcome = Outcome::Converged;
@@ -215,7 +227,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// The SQP from every start of `guesses`, `repeats` times each; writes `<out>_trace.txt` and
 /// `<out>_plans.txt`.
-fn run_sqp(guesses: &[Guess], out: &str, repeats: usize) -> Result<(), Box<dyn std::error::Error>> {
+fn run_sqp(
+    guesses: &[Guess],
+    out: &str,
+    repeats: usize,
+    search: Option<&LineSearch>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let p = CartPole::default();
     let model = Integrator::<CartPole, GaussLobatto<2>>::new(p, TC)?;
     let interpolated = interpolated_nodes(&p);
@@ -225,8 +242,13 @@ fn run_sqp(guesses: &[Guess], out: &str, repeats: usize) -> Result<(), Box<dyn s
         m.max(g).max(w)
     });
     println!(
-        "full-step Gauss–Newton SQP from {} guesses, {repeats} runs each (largest constraint \
+        "Gauss–Newton SQP ({}) from {} guesses, {repeats} runs each (largest constraint \
          residual of the interpolated nodes {residual:.1e})",
+        if search.is_some() {
+            "merit line search"
+        } else {
+            "full steps"
+        },
         guesses.len()
     );
     let mut starts = Vec::new();
@@ -241,9 +263,12 @@ fn run_sqp(guesses: &[Guess], out: &str, repeats: usize) -> Result<(), Box<dyn s
         let (mut times, mut cpus) = (Vec::new(), Vec::new());
         let mut last = None;
         for r in 0..repeats {
-            let run = solve_sqp(guess, nodes)?;
-            for (i, (t, c, j, d, s, q)) in run.trace.iter().enumerate() {
-                writeln!(traces, "{name} {r} {i} {t:e} {c:e} {j:e} {d:e} {s:e} {q}")?;
+            let run = solve_sqp(guess, nodes, search)?;
+            for (i, (t, c, j, d, s, q, a, n)) in run.trace.iter().enumerate() {
+                writeln!(
+                    traces,
+                    "{name} {r} {i} {t:e} {c:e} {j:e} {d:e} {s:e} {q} {a:e} {n}"
+                )?;
             }
             times.push(run.trace.last().map_or(0.0, |x| x.0));
             cpus.push(run.trace.last().map_or(0.0, |x| x.1));
@@ -329,7 +354,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "sqp" => {
             let out = arg("--out").unwrap_or_else(|| "examples/out/swingup_sqp".into());
-            run_sqp(&guesses, &out, repeats)
+            let search = args
+                .iter()
+                .any(|a| a == "--line-search")
+                .then(LineSearch::default);
+            run_sqp(&guesses, &out, repeats, search.as_ref())
         }
         m => Err(format!("--method {m}: `ddp` or `sqp` expected").into()),
     }

@@ -5,7 +5,7 @@
 //! model's constraint, and the sizes come from the model.
 //!
 //! 1. **First plan**: Gauss–Newton SQP over multiple shooting (`SqpRti::held`, then
-//!    `SqpRti::iterate` to convergence) over the horizon (0.5 s, 25 intervals of 20 ms, one
+//!    `SqpRti::solve`: line-search iterations to convergence) over the horizon (0.5 s, 25 intervals of 20 ms, one
 //!    `GaussLobatto<2>` step each) from zero torques, with every shooting node held at the
 //!    start (a rollout of zero torques would let the linkage fall). Its iterations, time and
 //!    cost are printed, and beside them those of box-DDP (`Ilqr`, single shooting) from the
@@ -28,7 +28,7 @@ use std::f64::consts::TAU;
 use std::time::Instant;
 
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
-use spark::control::sqp::SqpRti;
+use spark::control::sqp::{SqpRti, SqpSettings};
 use spark::control::task::TaskSpace;
 use spark::nalgebra::{SMatrix, SVector, Vector3};
 use spark::{Bodies, GaussLobatto, Integrator, State};
@@ -108,18 +108,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     //    nodes held at the start (a rollout of zero torques would let the linkage fall).
     let mut sqp = Box::new(SqpRti::held(&model, &start, [SVector::zeros(); H]));
     let started = Instant::now();
-    let mut first = None;
-    for iteration in 1..=50 {
-        let stats = sqp.iterate(&mut model, &cost, &bounds)?;
-        if let Some(e) = stats.fallback {
-            return Err(format!("the first plan's SQP iteration {iteration} failed: {e}").into());
-        }
-        if stats.step < 1e-8 && stats.defect < 1e-10 {
-            first = Some((iteration, stats.cost));
-            break;
-        }
+    let settings = SqpSettings {
+        max_iterations: 50,
+        ..SqpSettings::default()
+    };
+    let first = sqp.solve(&mut model, &cost, &bounds, &settings)?;
+    if let Some(e) = first.last.fallback {
+        return Err(format!(
+            "the first plan's SQP iteration {} failed: {e}",
+            first.iterations
+        )
+        .into());
     }
-    let (iterations, plan_cost) = first.ok_or("the first plan's SQP did not converge")?;
+    if !first.converged {
+        return Err(format!("the first plan's SQP did not converge: {first:?}").into());
+    }
+    let (iterations, plan_cost) = (first.iterations, first.last.cost);
     println!(
         "first plan from zero torques (nodes held at the start): {iterations} SQP iterations \
          over multiple shooting, {:.1} ms, cost {plan_cost:.4e}",

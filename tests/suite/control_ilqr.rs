@@ -38,7 +38,7 @@ pub(crate) fn at(th: f64, om: f64) -> State<3> {
 }
 
 /// Upright at the origin: the pole's tip offset `(x − xc, y − l)` and the cart weighed.
-fn swing_cost(w_state: f64, w_final: f64) -> Quadratic<6, 1> {
+pub(crate) fn swing_cost(w_state: f64, w_final: f64) -> Quadratic<6, 1> {
     let mut q = SMatrix::<f64, 6, 6>::zeros();
     // (x − xc)²: [[1, −1], [−1, 1]] on (xc, x); (y − l)²; a little on xc and the velocities.
     q[(0, 0)] = 1.0 + 0.1;

@@ -22,6 +22,7 @@ mod control_lqr;
 mod control_no_alloc;
 mod control_riccati_qp;
 mod control_sqp;
+mod control_sqp_line_search;
 mod control_validation;
 mod double_pendulum;
 mod emprk;

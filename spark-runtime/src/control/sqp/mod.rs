@@ -41,6 +41,10 @@ use crate::model::{Dimensions, Model, State};
 use crate::step::jacobian::StepJacobian;
 use crate::step::tangent::TangentBasis;
 
+mod merit;
+
+pub use merit::{LineSearch, SqpSettings, SqpSolution};
+
 /// What one control period's preparation and feedback did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SqpStats {
@@ -66,6 +70,13 @@ pub struct SqpStats {
     /// feedback or [`SqpRti::iterate`] (0 before a solve): with [`SqpStats::defect`], how far
     /// the plan is from a solution of the optimal control problem.
     pub step: f64,
+    /// The fraction of the QP's step taken: 1 for a full step (a feedback,
+    /// [`SqpRti::iterate`]), the accepted length of [`SqpRti::iterate_with_line_search`]'s
+    /// backtracking, 0 when no step was taken.
+    pub alpha: f64,
+    /// Trial steps the line search evaluated (each a rollout of the `H` intervals without
+    /// Jacobian; 0 without a line search).
+    pub trials: usize,
     /// `Some(e)` when this period's preparation or QP failed with `e` and the input is the
     /// first of the shifted previous plan; `None` when the SQP iteration ran.
     pub fallback: Option<ControlError>,
@@ -164,6 +175,12 @@ pub struct SqpRti<
     phase: Phase,
     /// The statistics of the last preparation.
     prepared: SqpStats,
+    /// The weight `μ` of the defects in the line search's merit function (0 until a line
+    /// search needs more; it never decreases).
+    merit_weight: f64,
+    /// The cost and defects `(f, ‖c‖₁)` of the last accepted plans of the line search, newest
+    /// first (the reference of its nonmonotone test); `None` where none yet.
+    merit_history: [Option<(f64, f64)>; merit::MEMORY],
 }
 
 impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U, D, H> {
@@ -190,6 +207,8 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
             pending: false,
             phase: Phase::Idle,
             prepared: SqpStats::default(),
+            merit_weight: 0.0,
+            merit_history: [None; merit::MEMORY],
         }
     }
 
@@ -376,6 +395,8 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
             pending: false,
             phase: Phase::Idle,
             prepared: self.prepared,
+            merit_weight: self.merit_weight,
+            merit_history: self.merit_history,
         })
     }
 }
@@ -522,6 +543,8 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         self.start = *state;
         self.phase = Phase::Idle;
         self.shift_next = true;
+        // A new start is a new problem: the line search's earlier merits do not carry over.
+        self.merit_history = [None; merit::MEMORY];
         Ok((self.bounds.clamp(&u), stats))
     }
 
@@ -551,7 +574,8 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
     /// control loop, from a first guess of [`SqpRti::held`] or [`SqpRti::from_nodes`], it
     /// solves the first period's problem by Gauss–Newton SQP over multiple shooting (full
     /// steps: no line search, so from a guess far from the solution it may not converge;
-    /// watch [`SqpStats::step`] and [`SqpStats::defect`]). Then the control loop's
+    /// watch [`SqpStats::step`] and [`SqpStats::defect`], or use
+    /// [`SqpRti::iterate_with_line_search`] and [`SqpRti::solve`]). Then the control loop's
     /// [`SqpRti::prepare`] and [`SqpRti::feedback`] go on from the solution.
     ///
     /// Errors with nothing changed as [`SqpRti::prepare`]'s; a numerical failure is
@@ -629,6 +653,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         stats.soft_active = qp.soft_active;
         let z = self.qp.z.iter().map(|z| z.amax()).fold(0.0, f64::max);
         stats.step = self.qp.v.iter().map(|v| v.amax()).fold(z, f64::max);
+        stats.alpha = 1.0;
         self.pending = true;
     }
 
@@ -670,6 +695,22 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         if H >= 2 {
             self.controls[H - 1] = self.controls[H - 2];
         }
+    }
+
+    /// The penalty `Σ_j ½ w_j dist(x_i, [lo_j, hi_j])²` of the state bounds at the node `x`.
+    fn penalty<const X: usize>(&self, x: &State<N>) -> f64 {
+        if S == 0 {
+            return 0.0;
+        }
+        let node = to_vector::<N, X>(x);
+        let sb = &self.state_bounds;
+        (0..S)
+            .map(|j| {
+                let i = sb.index[j];
+                let out = (node[i] - sb.hi[j]).max(sb.lo[j] - node[i]).max(0.0);
+                0.5 * sb.weight[j] * out * out
+            })
+            .sum()
     }
 
     /// Linearizes every interval of the plan into the QP's stages, setting the nodes from
@@ -728,12 +769,10 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
                     soft.lo[j] = sb.lo[j] - node[i];
                     soft.hi[j] = sb.hi[j] - node[i];
                     soft.weight[j] = sb.weight[j];
-                    let out = (node[i] - sb.hi[j]).max(sb.lo[j] - node[i]).max(0.0);
-                    total += 0.5 * sb.weight[j] * out * out;
                 }
             }
-            total += st.value;
             stats.defect = stats.defect.max(stage.c.amax());
+            total += st.value + self.penalty::<X>(&self.nodes[k]);
             if k + 1 < H {
                 self.bases[k + 1] = t1;
             } else {
