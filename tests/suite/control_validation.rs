@@ -4,8 +4,9 @@
 //! model compared before and after); the DARE refuses pairs it cannot stabilize; NMPC falls
 //! back to the shifted plan when its warm start or a backward pass fails and says so in its
 //! statistics; `Ilqr::solve` leaves its statistics on every path. Ends with generated inputs
-//! (NaN, ±∞, reversed and degenerate arguments) against every entry point: no panic, and an
-//! error with the caller's state untouched wherever the input is invalid.
+//! (NaN, ±∞, reversed and degenerate arguments) against every entry point, the SQP-RTI
+//! driver's included: no panic, and an error with the caller's state untouched wherever the
+//! input is invalid.
 
 use std::cell::Cell;
 
@@ -18,6 +19,7 @@ use spark::control::error::ControlError;
 use spark::control::ilqr::{Bounds, Ilqr, Settings};
 use spark::control::lqr::{dare, riccati_step};
 use spark::control::nmpc::Nmpc;
+use spark::control::sqp::{LineSearch, SqpRti, SqpSettings};
 use spark::nalgebra::{Matrix1, Matrix2, SMatrix, SVector, Vector2};
 use spark::{Error, GaussLobatto, Integrator, Options, State};
 
@@ -37,6 +39,7 @@ type Sim = Integrator<Pendulum, GaussLobatto<2>>;
 const H: usize = 8;
 type Solver = Ilqr<2, 1, 2, H>;
 type Mpc = Nmpc<2, 1, 2, H>;
+type Rti = SqpRti<2, 1, 2, H>;
 
 fn sim() -> Sim {
     Sim::new(Pendulum::default(), 0.05).unwrap()
@@ -148,6 +151,20 @@ fn running(sim: &mut Sim) -> (Mpc, State<2>) {
         plant.step(&mut s).unwrap();
     }
     (mpc, s)
+}
+
+/// An SQP-RTI driver after three periods on its own model.
+fn running_rti(sim: &mut Sim) -> (Box<Rti>, State<2>) {
+    let mut s = at(0.2, 0.0);
+    let mut rti = Box::new(Rti::new(&s, [SVector::zeros(); H]));
+    let mut plant = *sim;
+    for _ in 0..3 {
+        let (u, stats) = rti.control(sim, &cost(), &bounds(), &s).unwrap();
+        assert_eq!(stats.fallback, None);
+        plant.system_mut().u = u[0];
+        plant.step(&mut s).unwrap();
+    }
+    (rti, s)
 }
 
 #[test]
@@ -693,6 +710,89 @@ proptest! {
             }
         }
         prop_assert_eq!(sim.system().u, 0.125);
+    }
+
+    /// The SQP-RTI driver's entry points (`control`, `iterate_with_line_search`, `solve`) with
+    /// generated bounds, weights, targets, measured states, line searches and settings: no
+    /// panic; invalid input refused with the driver and the model's inputs unchanged; valid
+    /// input never an error for `control` (a numerical failure is a fallback), and its input
+    /// inside the bounds.
+    #[test]
+    fn sqp_entry_points(
+        lo in value(), hi in value(),
+        qd in prop::array::uniform4(value()), r in value(),
+        x_ref in prop::array::uniform4(value()),
+        th in -3.0..3.0f64, om in -3.0..3.0f64, off in prop::sample::select(vec![0.0, 0.1, f64::NAN]),
+        armijo in value(), shrink in value(), trials in 0usize..3,
+        max_iterations in 0usize..3, step_tolerance in value(), full_steps in any::<bool>(),
+        running_driver in any::<bool>(),
+    ) {
+        let mut sim = sim();
+        sim.system_mut().u = 0.125;
+        let b = Bounds { lo: SVector::from([lo]), hi: SVector::from([hi]) };
+        let c = Quadratic::<4, 1> {
+            q: SMatrix::from_diagonal(&SVector::from(qd)),
+            r: Matrix1::new(r),
+            qf: SMatrix::identity(),
+            x_ref: SVector::from(x_ref),
+            u_ref: SVector::zeros(),
+        };
+        let mut s = at(th, om);
+        s.q[0] += off;
+        let bounds_ok = !(lo.is_nan() || hi.is_nan()) && lo <= hi
+            && lo != f64::INFINITY && hi != f64::NEG_INFINITY;
+        let cost_ok = psd(&qd) && r.is_finite() && r > 0.0 && x_ref.iter().all(|v| v.is_finite());
+        let cost_bad = clearly_not_psd(&qd) || !(r.is_finite() && r > 0.0)
+            || !x_ref.iter().all(|v| v.is_finite());
+        let state_ok = off == 0.0;
+        let search = LineSearch { armijo, shrink, trials };
+        let search_ok = armijo > 0.0 && armijo < 1.0 && shrink > 0.0 && shrink < 1.0 && trials >= 1;
+        let settings = SqpSettings {
+            max_iterations,
+            step_tolerance,
+            line_search: (!full_steps).then_some(search),
+            ..SqpSettings::default()
+        };
+        let settings_ok = max_iterations >= 1 && step_tolerance.is_finite() && step_tolerance >= 0.0
+            && (full_steps || search_ok);
+
+        let mut rti = if running_driver {
+            running_rti(&mut sim).0
+        } else {
+            Box::new(Rti::new(&at(0.1, 0.0), [SVector::zeros(); H]))
+        };
+        let before = rti.clone();
+        let out = rti.control(&mut sim, &c, &b, &s);
+        prop_assert_eq!(sim.system().u, 0.125);
+        if !bounds_ok || cost_bad || !state_ok {
+            prop_assert!(out.is_err(), "{:?}", out);
+        }
+        if bounds_ok && cost_ok && state_ok {
+            let (u, _) = out.unwrap();
+            prop_assert!(u[0] >= lo && u[0] <= hi && u[0].is_finite());
+        } else if out.is_err() {
+            prop_assert!(same(&rti, &before));
+        }
+
+        let before = rti.clone();
+        let out = rti.iterate_with_line_search(&mut sim, &c, &b, &search);
+        prop_assert_eq!(sim.system().u, 0.125);
+        if !bounds_ok || cost_bad || !search_ok {
+            prop_assert!(out.is_err(), "{:?}", out);
+        }
+        if out.is_err() {
+            prop_assert!(same(&rti, &before));
+        }
+
+        let before = rti.clone();
+        let out = rti.solve(&mut sim, &c, &b, &settings);
+        prop_assert_eq!(sim.system().u, 0.125);
+        if !bounds_ok || cost_bad || !settings_ok {
+            prop_assert!(out.is_err(), "{:?}", out);
+        }
+        if out.is_err() {
+            prop_assert!(same(&rti, &before));
+        }
     }
 
     /// The DARE, one Riccati step and the box QP with generated matrices: no panic, and a
