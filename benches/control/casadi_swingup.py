@@ -23,6 +23,7 @@ Commands (run from the repository root):
   python3 benches/control/casadi_swingup.py warm      # IPOPT from spark's plan of the example
   python3 benches/control/casadi_swingup.py others    # fatrop beside IPOPT
   python3 benches/control/casadi_swingup.py sqp       # spark's SQP against IPOPT and fatrop
+  python3 benches/control/casadi_swingup.py sqp --line-search   # the same, SQP with line search
 `--sub N` (any command): RK4 with N substeps per interval instead of 1.
 `compare` runs `cargo run --release -p spark-examples --example cartpole_swingup_bench` itself
 (3 runs per guess), then IPOPT (SX, C) 3 times per guess without recording and 3 times with
@@ -36,7 +37,9 @@ functions compiled by CasADi's jit (gcc -O1, 1.5 minutes of gcc here, at every r
 final costs, iterations and the CPU time to come within 1e-6 of each solver's best cost, with
 feasible iterates only (SQP: largest defect, IPOPT: max |g|, below 1e-8). fatrop calls no
 iteration callback: its time to 1e-6 is the time of its whole solve, when its final point is
-within 1e-6 and feasible.
+within 1e-6 and feasible. With `--line-search` the SQP is `cartpole_swingup_bench --method sqp
+--line-search` (every iteration `SqpRti::iterate_with_line_search`, the l1-merit backtracking
+line search), written to examples/out/swingup_sqp_ls.
 """
 
 import hashlib
@@ -544,12 +547,13 @@ def other_solvers():
                   flush=True)
 
 
-SQP_OUT = "examples/out/swingup_sqp"
+LINE_SEARCH = "--line-search" in sys.argv
+SQP_OUT = "examples/out/swingup_sqp_ls" if LINE_SEARCH else "examples/out/swingup_sqp"
 
 
 def read_sqp_trace(path):
-    """runs[start][repeat] = [(wall, cpu, cost, defect, step, QP iterations)] from `--method
-    sqp`'s trace."""
+    """runs[start][repeat] = [(wall, cpu, cost, defect, step, QP iterations, alpha, trials)]
+    from `--method sqp`'s trace."""
     runs = {}
     with open(path) as fh:
         for line in fh:
@@ -572,7 +576,7 @@ def sqp():
     guesses = read_guesses(GUESSES)
     cmd = ["cargo", "run", "--release", "-q", "-p", "spark-examples", "--example",
            "cartpole_swingup_bench", "--", "--method", "sqp", "--guesses", GUESSES, "--out",
-           SQP_OUT, "--repeats", str(REPEATS)]
+           SQP_OUT, "--repeats", str(REPEATS)] + (["--line-search"] if LINE_SEARCH else [])
     print("$ " + " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     traces = read_sqp_trace(SQP_OUT + "_trace.txt")

@@ -42,8 +42,9 @@ use crate::step::jacobian::StepJacobian;
 use crate::step::tangent::TangentBasis;
 
 mod merit;
+mod settings;
 
-pub use merit::{LineSearch, SqpSettings, SqpSolution};
+pub use settings::{LineSearch, SqpSettings};
 
 /// What one control period's preparation and feedback did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -80,6 +81,23 @@ pub struct SqpStats {
     /// `Some(e)` when this period's preparation or QP failed with `e` and the input is the
     /// first of the shifted previous plan; `None` when the SQP iteration ran.
     pub fallback: Option<ControlError>,
+}
+
+/// What [`SqpRti::solve`] did, on every path.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SqpSolution {
+    /// Whether the step and the defects fell below [`SqpSettings`]' tolerances.
+    pub converged: bool,
+    /// SQP iterations made.
+    pub iterations: usize,
+    /// Integrator steps with Jacobian (the linearizations), over all iterations.
+    pub steps: usize,
+    /// Line-search trials (rollouts without Jacobian), over all iterations.
+    pub trials: usize,
+    /// The last iteration's statistics: its cost, defect, step, and in
+    /// [`SqpStats::fallback`] why the solve stopped early (a failed linearization or QP, or a
+    /// line search that found no decrease).
+    pub last: SqpStats,
 }
 
 /// Where the driver is in its period.
@@ -180,7 +198,7 @@ pub struct SqpRti<
     merit_weight: f64,
     /// The cost and defects `(f, ‖c‖₁)` of the last accepted plans of the line search, newest
     /// first (the reference of its nonmonotone test); `None` where none yet.
-    merit_history: [Option<(f64, f64)>; merit::MEMORY],
+    merit_history: [Option<(f64, f64)>; settings::MEMORY],
 }
 
 impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U, D, H> {
@@ -208,7 +226,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize> SqpRti<N, U
             phase: Phase::Idle,
             prepared: SqpStats::default(),
             merit_weight: 0.0,
-            merit_history: [None; merit::MEMORY],
+            merit_history: [None; settings::MEMORY],
         }
     }
 
@@ -544,7 +562,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         self.phase = Phase::Idle;
         self.shift_next = true;
         // A new start is a new problem: the line search's earlier merits do not carry over.
-        self.merit_history = [None; merit::MEMORY];
+        self.merit_history = [None; settings::MEMORY];
         Ok((self.bounds.clamp(&u), stats))
     }
 
