@@ -32,8 +32,8 @@
 //! `1e-9` and the largest shooting defect below `1e-11` (converged), when an iteration falls
 //! back (a failed linearization or QP: diverged), or after 200 iterations, and writes
 //! - `<out>_trace.txt`: `guess repeat iteration wall cpu cost defect step qp alpha trials`: row
-//!   `i` is the `i`-th call of `iterate`, with the cost and largest defect of the plan it linearized (the
-//!   guess after `i` steps; row 0 is the rollout or the nodes of the guess), the largest entry
+//!   `i` is the `i`-th call of `iterate`, with the cost and largest defect of the plan it
+//!   linearized (the guess after `i` steps; row 0 is the rollout or the nodes of the guess), the largest entry
 //!   of its QP step, the QP's active-set iterations, the fraction of the step taken and the
 //!   line search's trials (1 and 0 for full steps), timed at the end of the call (so a cost
 //!   is counted as reached once its QP is solved too);

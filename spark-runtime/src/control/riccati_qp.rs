@@ -123,6 +123,14 @@ impl<const D: usize, const C: usize> SoftBounds<D, C> {
         (h, g)
     }
 
+    /// [`SoftBounds::penalty`] with each row's status at `z`: the penalty is
+    /// `½ zᵀ h z + gᵀ z` plus a constant near `z` where no row changes status, and its
+    /// gradient at `z` is `h z + g`.
+    pub(crate) fn penalty_at(&self, z: &SVector<f64, D>) -> (SMatrix<f64, D, D>, SVector<f64, D>) {
+        let status = core::array::from_fn(|j| self.status(j, self.rows.row(j).dot(&z.transpose())));
+        self.penalty(&status)
+    }
+
     /// Where `value` of row `j` is.
     fn status(&self, j: usize, value: f64) -> SoftStatus {
         if self.weight[j] == 0.0 {

@@ -29,7 +29,7 @@ use super::{SqpRti, SqpSolution, SqpStats};
 use crate::control::cost::Cost;
 use crate::control::error::ControlError;
 use crate::control::ilqr::Bounds;
-use crate::control::vector::{difference, displaced};
+use crate::control::vector::difference;
 use crate::integrator::Integrator;
 use crate::method::Method;
 use crate::model::{Dimensions, Model, State};
@@ -133,6 +133,9 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         let decrease = slope - mu * infeasibility;
         let saved = sim.system().inputs();
         let (mut nodes, mut controls) = (self.nodes, self.controls);
+        let sufficient = |phi: f64, base: f64, alpha: f64| {
+            phi <= base + search.armijo * alpha * decrease + noise
+        };
         let (mut alpha, mut accepted, mut rebased) = (1.0, false, false);
         while stats.trials < search.trials {
             stats.trials += 1;
@@ -140,7 +143,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
                 .trial::<Sys, Meth, C, M, K, X>(sim, cost, alpha, &mut nodes, &mut controls)
                 .map(|(f, c)| f + mu * c);
             if let Some(phi) = merit {
-                if phi <= base + search.armijo * alpha * decrease + noise {
+                if sufficient(phi, base, alpha) {
                     accepted = true;
                     break;
                 }
@@ -156,7 +159,7 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
                     {
                         self.merit_history[0] = Some((f, c));
                         base = reference(&self.merit_history);
-                        if phi <= base + search.armijo * alpha * decrease + noise {
+                        if sufficient(phi, base, alpha) {
                             accepted = true;
                             break;
                         }
@@ -276,19 +279,12 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
             curvature +=
                 z.dot(&(stage.q * z)) + 2.0 * v.dot(&(stage.s * z)) + v.dot(&(stage.r * v));
             infeasibility += stage.c.iter().map(|c| c.abs()).sum::<f64>();
-            let soft = &qp.soft[k];
-            for j in 0..S {
-                let r = (soft.rows.row(j) * qp.state(k + 1))[0];
-                // The node's distance outside its interval, with its sign (0 inside).
-                let out = if soft.lo[j] > 0.0 {
-                    soft.lo[j]
-                } else if soft.hi[j] < 0.0 {
-                    soft.hi[j]
-                } else {
-                    continue;
-                };
-                slope -= soft.weight[j] * out * r;
-                curvature += soft.weight[j] * r * r;
+            if S > 0 {
+                // The penalties as the QP models them: the rows' statuses at `p = 0`.
+                let (h, g) = qp.soft[k].penalty_at(&SVector::zeros());
+                let z1 = qp.state(k + 1);
+                slope += g.dot(z1);
+                curvature += z1.dot(&(h * z1));
             }
         }
         let end = qp.state(H);
@@ -304,15 +300,9 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         let qp = &self.qp;
         // The soft rows' gradient at node k (1 ≤ k ≤ H).
         let soft = |k: usize| {
-            let rows = &qp.soft[k - 1];
             let z = qp.state(k);
-            let mut g = SVector::<f64, D>::zeros();
-            for j in 0..S {
-                let r = (rows.rows.row(j) * z)[0];
-                let out = r - r.clamp(rows.lo[j].min(rows.hi[j]), rows.hi[j].max(rows.lo[j]));
-                g += rows.rows.row(j).transpose() * (rows.weight[j] * out);
-            }
-            g
+            let (h, g) = qp.soft[k - 1].penalty_at(z);
+            h * z + g
         };
         let end = qp.state(H);
         let mut lambda = qp.terminal_q * end + qp.terminal_g + soft(H);
@@ -347,15 +337,10 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
         C: Cost<N, U, X>,
     {
         for k in 1..=H {
-            let dx = self.basis(k).direction::<X>(&(self.qp.state(k) * alpha));
-            let mut x = displaced::<N, X>(self.state(k), &dx);
-            sim.project(&mut x).ok()?;
-            nodes[k - 1] = x;
+            nodes[k - 1] = self.stepped_node::<Sys, Meth, M, K, X>(sim, k, alpha)?;
         }
         for k in 0..H {
-            controls[k] = self
-                .bounds
-                .clamp(&(self.controls[k] + self.qp.v[k] * alpha));
+            controls[k] = self.stepped_control(k, alpha);
         }
         let (mut f, mut c) = (0.0, 0.0);
         for k in 0..H {

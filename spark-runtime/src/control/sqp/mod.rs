@@ -688,18 +688,40 @@ impl<const N: usize, const U: usize, const D: usize, const H: usize, const S: us
     {
         let mut skipped = 0;
         for k in 1..=H {
-            let dx = self.basis(k).direction::<X>(self.qp.state(k));
-            let mut x = displaced::<N, X>(self.state(k), &dx);
-            if sim.project(&mut x).is_ok() {
-                self.nodes[k - 1] = x;
-            } else {
-                skipped += 1;
+            match self.stepped_node::<Sys, Meth, M, K, X>(sim, k, 1.0) {
+                Some(x) => self.nodes[k - 1] = x,
+                None => skipped += 1,
             }
         }
         for k in 0..H {
-            self.controls[k] = self.bounds.clamp(&(self.controls[k] + self.qp.v[k]));
+            self.controls[k] = self.stepped_control(k, 1.0);
         }
         skipped
+    }
+
+    /// Node `k` (`1 ≤ k ≤ H`) moved by `alpha` times the QP's step and projected,
+    /// `project(x_k + α T_k z_k)`; `None` when the projection fails.
+    fn stepped_node<Sys, Meth, const M: usize, const K: usize, const X: usize>(
+        &self,
+        sim: &Integrator<Sys, Meth>,
+        k: usize,
+        alpha: f64,
+    ) -> Option<State<N>>
+    where
+        Sys: Model + Dimensions<N, M, K, U, D, X>,
+        Meth: Method,
+    {
+        let dx = self.basis(k).direction::<X>(&(self.qp.state(k) * alpha));
+        let mut x = displaced::<N, X>(self.state(k), &dx);
+        sim.project(&mut x).ok()?;
+        Some(x)
+    }
+
+    /// Input `k` moved by `alpha` times the QP's step, inside the bounds:
+    /// `clamp(u_k + α v_k)`.
+    fn stepped_control(&self, k: usize, alpha: f64) -> SVector<f64, U> {
+        self.bounds
+            .clamp(&(self.controls[k] + self.qp.v[k] * alpha))
     }
 
     /// Moves the plan on by one interval; the last input repeats (the last node is set from
