@@ -40,27 +40,13 @@ import mujoco
 import numpy as np
 import pinocchio as pin
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pinocchio_cxx  # noqa: E402
+from pinocchio_cxx import newer  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(ROOT, "tests", "models", "panda", "panda.urdf")
 BUILD = os.environ.get("PANDA_WP_BUILD", "/tmp/spark-panda-wp")
-
-
-def cmeel_prefix():
-    """The `cmeel.prefix` directory of the `pin` wheel (headers in include/, libraries in lib/)
-    and the site-packages that holds it. `pin` 4.x installs Pinocchio's Python package inside
-    it (site-packages/cmeel.prefix/lib/python3.X/site-packages/pinocchio), older wheels beside
-    it (site-packages/pinocchio); both are found by walking up from the package."""
-    d = os.path.dirname(os.path.abspath(pin.__file__))
-    while d != os.path.dirname(d):
-        if os.path.basename(d) == "cmeel.prefix":
-            return d, os.path.dirname(d)
-        if os.path.isdir(os.path.join(d, "cmeel.prefix")):
-            return os.path.join(d, "cmeel.prefix"), d
-        d = os.path.dirname(d)
-    raise SystemExit(f"no cmeel.prefix above {pin.__file__}: pip install pin")
-
-
-PREFIX, SITE = cmeel_prefix()
 T = 2.0
 N = 7
 
@@ -91,10 +77,6 @@ def load_spark(path):
     return out
 
 
-def newer(target, *sources):
-    return os.path.exists(target) and all(os.path.getmtime(target) > os.path.getmtime(s) for s in sources)
-
-
 def build():
     os.makedirs(BUILD, exist_ok=True)
     mj_dir = os.path.dirname(mujoco.__file__)
@@ -105,26 +87,8 @@ def build():
         subprocess.run(["gcc", "-O3", "-march=native", "-I", os.path.join(mj_dir, "include"), mj_src,
                         "-o", mj_bin, os.path.join(mj_dir, mj_lib), f"-Wl,-rpath,{mj_dir}", "-lm"],
                        check=True)
-    prefix = PREFIX
-    # Eigen's headers: a cmeel wheel's, CasADi's copy, or Debian's libeigen3-dev.
-    eigen = next((d for d in [os.path.join(PREFIX, "include", "eigen3"),
-                              os.path.join(SITE, "casadi", "include", "eigen3"),
-                              "/usr/include/eigen3"]
-                  if os.path.isdir(d)), None)
-    if eigen is None:
-        raise SystemExit("no Eigen headers: pip install casadi, or apt-get install libeigen3-dev")
     pin_src = os.path.join(ROOT, "benches", "panda_pinocchio_rk4.cpp")
-    pin_bin = os.path.join(BUILD, "panda_pinocchio_rk4")
-    if not newer(pin_bin, pin_src):
-        # The definitions Pinocchio's CMake config passes to its users (pinocchioTargets.cmake);
-        # without PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION the algorithms are compiled here, for
-        # this CPU, not taken from the package's library.
-        subprocess.run(["g++", "-O3", "-march=native", "-std=c++17", "-DNDEBUG", "-Wno-deprecated-declarations",
-                        "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
-                        "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS",
-                        "-I", os.path.join(prefix, "include"), "-I", eigen, pin_src, "-o", pin_bin,
-                        "-L", os.path.join(prefix, "lib"), "-lboost_serialization",
-                        f"-Wl,-rpath,{os.path.join(prefix, 'lib')}"], check=True)
+    pin_bin = pinocchio_cxx.build(pin_src, os.path.join(BUILD, "panda_pinocchio_rk4"))
     return mj_bin, pin_bin
 
 

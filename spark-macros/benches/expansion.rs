@@ -109,7 +109,8 @@ fn urdf_chain(n: usize) -> String {
     s + "</robot>\n"
 }
 
-/// Issue 29's size table: `files [chainN | panda | ur5 | mjcf_arm ...]` (default: the Panda, the
+/// Issue 29's size table: `files [chainN | panda | ur5 | mjcf_arm | urdf:PATH |
+/// floating:PATH (a URDF with `floating_base: true`) | mjcf:PATH ...]` (default: the Panda, the
 /// UR5 and the URDF chains of 5, 10, 20, 30 links), one expansion each (the large ones take
 /// seconds), with the size of each generated function.
 fn files(which: &[String]) {
@@ -126,10 +127,17 @@ fn files(which: &[String]) {
     std::fs::create_dir_all(&dir).unwrap();
     let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/models");
     for w in which {
+        let mut floating = false;
         let (key, path) = match w.as_str() {
             "panda" => ("urdf", format!("{models}/panda/panda.urdf")),
             "ur5" => ("urdf", format!("{models}/ur5/ur5_robot.urdf")),
             "mjcf_arm" => ("mjcf", format!("{models}/mjcf_arm.xml")),
+            c if c.starts_with("urdf:") => ("urdf", c[5..].to_string()),
+            c if c.starts_with("floating:") => {
+                floating = true;
+                ("urdf", c[9..].to_string())
+            }
+            c if c.starts_with("mjcf:") => ("mjcf", c[5..].to_string()),
             c => {
                 let n: usize = c.trim_start_matches("chain").parse().expect("chainN");
                 let path = dir.join(format!("chain{n}.urdf"));
@@ -138,7 +146,11 @@ fn files(which: &[String]) {
             }
         };
         let key = quote::format_ident!("{}", key);
-        let tokens = quote::quote!(pub struct FromFile { #key: #path, });
+        let tokens = if floating {
+            quote::quote!(pub struct FromFile { #key: #path, floating_base: true, })
+        } else {
+            quote::quote!(pub struct FromFile { #key: #path, })
+        };
         let start = Instant::now();
         let out = expand::expand(tokens);
         let secs = start.elapsed().as_secs_f64();

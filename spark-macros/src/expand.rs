@@ -274,7 +274,18 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
             };
             let lvq = plus(&c.lvq, rest_p);
             let lqq = plus(&c.lqq, rest_f);
-            (c.mass.chunks(n).map(<[Id]>::to_vec).collect(), lvq, lqq)
+            // The rest's mass matrix: the armature, a quaternion's regularization.
+            let lvv = (0..n)
+                .map(|a| {
+                    (0..n)
+                        .map(|b| {
+                            let d = ar.diff(rest_p[a], vars.v(b));
+                            ar.add(c.mass[a * n + b], d)
+                        })
+                        .collect()
+                })
+                .collect();
+            (lvv, lvq, lqq)
         }
         None => {
             let lvv = (0..n)

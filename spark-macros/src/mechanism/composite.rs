@@ -23,12 +23,18 @@
 //! root body's origin, so the moments stay small wherever the robot is.
 //!
 //! The derivation needs orthogonal rotations: true for hinges and slides, but a quaternion's
-//! rotation is its quadratic form, orthogonal only on the unit sphere, so a mechanism with a
-//! ball or free joint keeps the Hessians of its Lagrangian ([`applies`]).
+//! rotation is its quadratic form, orthogonal only on the unit sphere. A floating tree (a root
+//! body whose only joint is free) is therefore seen from its root
+//! ([`kinematics::rooted_frames_and_axes`]): there every rotation is a hinge's, the root's
+//! velocity is six slots (its body-frame velocity `u = R(ε)ᵀ ẋ` and angular velocity
+//! `ω = Ω(ε) ε̇`), gravity is `R(ε)ᵀ g`, and the quaternion enters only through the chain rule
+//! from the slots to the coordinates (`to_coordinates`), exact off the sphere too. A mechanism
+//! with a ball joint, or a free joint anywhere else, keeps the Hessians of its Lagrangian
+//! ([`applies`]).
 //!
-//! The joint terms of the Lagrangian that are not rigid-body motion (armature, springs: see
-//! [`kinematics::joint_energies`]) are left to the symbolic engine, except the armature's
-//! (constant) part of the mass matrix, added here.
+//! The joint terms of the Lagrangian that are not rigid-body motion (armature, springs, the
+//! quaternion's regularization: see [`kinematics::joint_energies`]) are left to the symbolic
+//! engine, the mass matrix's part of them too.
 
 use super::kinematics::{self, cross, dot, mv, vadd, vconst, vsub};
 use super::kinematics::{Alg, Axis, Frame, Layout, Vec3};
@@ -36,14 +42,17 @@ use super::tree::{self, JointKind, Mechanism};
 
 /// Whether [`terms`] are the second derivatives of `mech`'s Lagrangian: every rotation is
 /// orthogonal, which holds for hinges and slides and, for a quaternion (the rotation of a ball
-/// or free joint is its quadratic form), only on the unit sphere. `false` with any ball or free
-/// joint.
+/// or free joint is its quadratic form), only on the unit sphere, except at the root of a
+/// floating tree, whose quaternion the chain rule handles. `false` with a ball joint or a free
+/// joint that is not a root body's only joint.
 pub fn applies(mech: &Mechanism) -> bool {
-    !mech
-        .bodies
-        .iter()
-        .flat_map(|b| &b.joints)
-        .any(|j| matches!(j.kind, JointKind::Ball | JointKind::Free { .. }))
+    mech.bodies.iter().enumerate().all(|(b, body)| {
+        body.joints.iter().all(|j| match j.kind {
+            JointKind::Ball => false,
+            JointKind::Free { .. } => kinematics::floating_root(mech, b),
+            JointKind::Hinge | JointKind::Slide => true,
+        })
+    })
 }
 
 /// The second derivatives (`n × n`, both triangles filled; structural zeros are the constant
@@ -51,7 +60,7 @@ pub fn applies(mech: &Mechanism) -> bool {
 pub struct Terms<S> {
     /// `(∂²T/∂v∂q) v` of the bodies, accumulated along the tree in `O(n)`.
     pub lvq_v: Vec<S>,
-    /// `∂²T/∂v²`, armature included.
+    /// `∂²T/∂v²` of the bodies.
     pub mass: Vec<Vec<S>>,
     /// `∂²T/∂v∂q` (`[a][j] = ∂pₐ/∂qⱼ`) of the bodies' kinetic energy.
     pub lvq: Vec<Vec<S>>,
@@ -272,8 +281,8 @@ fn momentum<A: Alg>(a: &mut A, c: &Inertia<A>, s: &Six<A>) -> Six<A> {
 }
 
 /// The [`Terms`] of the bodies of `mech` (see the module's documentation). `frames` and `axes`
-/// come from [`kinematics::frames_and_axes`] over the same `a`, whose velocities are the
-/// model's.
+/// come from [`kinematics::rooted_frames_and_axes`] over the same `a`, whose velocities are
+/// the model's.
 pub fn terms<A: Alg>(
     a: &mut A,
     mech: &Mechanism,
@@ -281,7 +290,162 @@ pub fn terms<A: Alg>(
     frames: &[Frame<A>],
     axes: &[Axis<A>],
 ) -> Terms<A::S> {
-    let n = layout.n;
+    let nb = mech.bodies.len();
+    // The slots: one per coordinate, except a floating root's six (its body-frame velocity and
+    // angular velocity) for its seven.
+    let mut first_slot = vec![0; nb];
+    let mut ns = 0;
+    for (b, body) in mech.bodies.iter().enumerate() {
+        first_slot[b] = ns;
+        ns += if kinematics::floating_root(mech, b) {
+            6
+        } else {
+            body.joints.iter().map(|j| j.size()).sum()
+        };
+    }
+    let floating: Vec<usize> = (0..nb)
+        .filter(|&b| kinematics::floating_root(mech, b))
+        .collect();
+    // Each slot's velocity, and whether it is also a coordinate's (a floating root's are not:
+    // nothing is differentiated along them).
+    let mut vel = Vec::with_capacity(ns);
+    let mut coordinate = vec![true; ns];
+    for (b, body) in mech.bodies.iter().enumerate() {
+        if floating.contains(&b) {
+            vel.extend(frames[b].vel.iter().cloned());
+            vel.extend(frames[b].w.iter().cloned());
+            coordinate[first_slot[b]..first_slot[b] + 6].fill(false);
+        } else if let Some(&k) = layout.first[b].first() {
+            let size: usize = body.joints.iter().map(|j| j.size()).sum();
+            vel.extend((k..k + size).map(|k| a.v(k)));
+        }
+    }
+    // Each tree's gravity in its reference axes: the world's, or for a floating tree
+    // `R(ε)ᵀ g₀`, with `g₀` the world's gravity in the axes the free joint is placed in.
+    let g: Vec3<A> = [a.gravity(0), a.gravity(1), a.gravity(2)];
+    let mut roots = Vec::with_capacity(floating.len());
+    let mut gravity: Vec<Vec3<A>> = (0..nb).map(|_| g.clone()).collect();
+    for &b in &floating {
+        let k = layout.first[b][0];
+        let root = Root::new(a, mech, b, k, first_slot[b], &g);
+        gravity[b] = kinematics::mtv(a, &root.rot, &root.g0);
+        roots.push(root);
+    }
+    let s = Slots {
+        n: ns,
+        first: first_slot,
+        vel,
+        coordinate,
+    };
+    let chain = !roots.is_empty();
+    let (slot_terms, parts) = slot_terms(a, mech, &s, frames, axes, &gravity, chain);
+    match parts {
+        Some(parts) => to_coordinates(a, mech, layout, &s, &slot_terms, &parts, &roots),
+        None => slot_terms,
+    }
+}
+
+/// The velocities the composite-rigid-body terms are taken in ([`terms`]).
+struct Slots<S> {
+    n: usize,
+    /// Each body's first slot.
+    first: Vec<usize>,
+    /// Each slot's velocity.
+    vel: Vec<S>,
+    /// Whether the slot is a coordinate's velocity (not a floating root's).
+    coordinate: Vec<bool>,
+}
+
+/// What the chain rule from a floating tree's slots to its coordinates needs from the slots'
+/// terms: per slot, its momentum `Sₐ · h` and `∂H/∂qₐ` of the weighted first moment `H`, and
+/// each tree's `H`.
+struct Parts<A: Alg> {
+    momentum: Vec<A::S>,
+    moment_rate: Vec<Vec3<A>>,
+    first_moment: Vec<Vec3<A>>,
+}
+
+/// A floating tree's root: its coordinates `(x, ε)` from `k`, its slots `(u, ω)` from
+/// `slot`, `u = R(ε)ᵀ ẋ` and `ω = Ω(ε) ε̇`.
+struct Root<A: Alg> {
+    body: usize,
+    k: usize,
+    slot: usize,
+    eps: [A::S; 4],
+    eps_rate: [A::S; 4],
+    x_rate: Vec3<A>,
+    rot: [[A::S; 3]; 3],
+    /// The world's gravity in the axes of the free joint's placement.
+    g0: Vec3<A>,
+}
+
+impl<A: Alg> Root<A> {
+    fn new(a: &mut A, mech: &Mechanism, body: usize, k: usize, slot: usize, g: &Vec3<A>) -> Self {
+        let eps = std::array::from_fn(|i| a.q(k + 3 + i));
+        let eps_rate = std::array::from_fn(|i| a.v(k + 3 + i));
+        let x_rate = std::array::from_fn(|i| a.v(k + i));
+        let rot = kinematics::quat_rotation(a, &eps);
+        let absolute = matches!(
+            mech.bodies[body].joints[0].kind,
+            JointKind::Free { absolute: true }
+        );
+        let g0 = if absolute {
+            g.clone()
+        } else {
+            let placed = kinematics::mconst(a, &mech.bodies[body].rot);
+            kinematics::mtv(a, &placed, g)
+        };
+        Self {
+            body,
+            k,
+            slot,
+            eps,
+            eps_rate,
+            x_rate,
+            rot,
+            g0,
+        }
+    }
+
+    /// `∂R/∂εᵢ` (`None`) or `∂²R/∂εᵢ∂εₗ` (`Some(l)`).
+    fn rot_derivative(&self, a: &mut A, i: usize, l: Option<usize>) -> [[A::S; 3]; 3] {
+        let e = |a: &mut A, i: usize| -> [A::S; 4] {
+            std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }))
+        };
+        let ei = e(a, i);
+        match l {
+            None => kinematics::quat_rotation_along(a, &self.eps, &ei),
+            Some(l) => {
+                let el = e(a, l);
+                kinematics::quat_rotation_along(a, &el, &ei)
+            }
+        }
+    }
+
+    /// `∂ω/∂ε̇ᵢ` (`rate: true`: `Ω(ε) eᵢ`) or `∂ω/∂εᵢ` (`Ω(eᵢ) ε̇`).
+    fn rate_column(&self, a: &mut A, i: usize, rate: bool) -> Vec3<A> {
+        let e: [A::S; 4] = std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }));
+        if rate {
+            kinematics::quat_rate(a, &self.eps, &e)
+        } else {
+            kinematics::quat_rate(a, &e, &self.eps_rate)
+        }
+    }
+}
+
+/// The terms in the slots' velocities ([`Slots`]): the module's formulas, with every
+/// derivative along a floating root's slots left out (zero), and with `chain` the [`Parts`]
+/// for the chain rule.
+fn slot_terms<A: Alg>(
+    a: &mut A,
+    mech: &Mechanism,
+    slots: &Slots<A::S>,
+    frames: &[Frame<A>],
+    axes: &[Axis<A>],
+    gravity: &[Vec3<A>],
+    chain: bool,
+) -> (Terms<A::S>, Option<Parts<A>>) {
+    let n = slots.n;
     let nb = mech.bodies.len();
     let zero = a.c(0.0);
     // Each body's tree root: its origin is the tree's reference point.
@@ -292,13 +456,14 @@ pub fn terms<A: Alg>(
             None => b,
         };
     }
-    // Each velocity's body and twist about its tree's point.
+    let dofs_of = |b: usize| {
+        let end = if b + 1 < nb { slots.first[b + 1] } else { n };
+        slots.first[b]..end
+    };
+    // Each slot's body and twist about its tree's point.
     let mut owner = vec![0; n];
-    for (b, body) in mech.bodies.iter().enumerate() {
-        for (j, joint) in body.joints.iter().enumerate() {
-            let k = layout.first[b][j];
-            owner[k..k + joint.size()].fill(b);
-        }
+    for b in 0..nb {
+        owner[dofs_of(b)].fill(b);
     }
     let s: Vec<Six<A>> = axes
         .iter()
@@ -312,14 +477,7 @@ pub fn terms<A: Alg>(
             Axis::Translation(d) => (vconst(a, [0.0; 3]), d.clone()),
         })
         .collect();
-    let dofs_of = |b: usize| {
-        let body = &mech.bodies[b];
-        let size: usize = body.joints.iter().map(|j| j.size()).sum();
-        body.joints
-            .first()
-            .map_or(0..0, |_| layout.first[b][0]..layout.first[b][0] + size)
-    };
-    // Twists: of each body, and just before each velocity's joint.
+    // Twists: of each body, and just before each slot's joint.
     let mut twist: Vec<Six<A>> = Vec::with_capacity(nb);
     let mut before: Vec<Six<A>> = (0..n).map(|_| zero6(a)).collect();
     for b in 0..nb {
@@ -329,8 +487,7 @@ pub fn terms<A: Alg>(
         };
         for k in dofs_of(b) {
             before[k] = t.clone();
-            let vk = a.v(k);
-            let sv = scale6(a, &vk, &s[k]);
+            let sv = scale6(a, &slots.vel[k], &s[k]);
             t = add6(a, &t, &sv);
         }
         twist.push(t);
@@ -364,8 +521,7 @@ pub fn terms<A: Alg>(
             moment[p] = add6(a, &moment[p], &moment[b]);
         }
     }
-    // Per velocity: F = C S, z = S × t⁻, y = C z, k = S ×* h, and the weight's terms.
-    let g: Vec3<A> = [a.gravity(0), a.gravity(1), a.gravity(2)];
+    // Per slot: F = C S, z = S × t⁻, y = C z, k = S ×* h, and the weight's terms.
     struct Dof<A: Alg> {
         f: Six<A>,
         z: Six<A>,
@@ -377,7 +533,9 @@ pub fn terms<A: Alg>(
         alpha: A::S,
         beta: A::S,
         gamma: Vec3<A>,
-        /// `(ωₐ × hᵍ + mᵍ vₐ) × g`: the change of the weight's moment when `qₐ` moves.
+        /// `ωₐ × hᵍ + mᵍ vₐ`: the change of the weighted first moment when `qₐ` moves.
+        dh: Vec3<A>,
+        /// `dh × g`: the change of the weight's moment.
         moved: Vec3<A>,
         /// `ωₐ · g`.
         wg: A::S,
@@ -385,6 +543,7 @@ pub fn terms<A: Alg>(
     let dofs: Vec<Dof<A>> = (0..n)
         .map(|k| {
             let b = owner[k];
+            let g = &gravity[root[b]];
             let c = &comp[b];
             let f = momentum(a, c, &s[k]);
             let z = cross_motion(a, &s[k], &before[k]);
@@ -392,18 +551,18 @@ pub fn terms<A: Alg>(
             let kk = cross_force(a, &s[k], &moment[b]);
             let y_k = sub6(a, &y, &kk);
             let (mg, hg) = weight[b].clone();
-            let mgg = kinematics::scale(a, &mg, &g);
-            let weight = (cross(a, &hg, &g), mgg);
+            let mgg = kinematics::scale(a, &mg, g);
+            let weight = (cross(a, &hg, g), mgg);
             let e = cross_force(a, &s[k], &weight);
             let alpha = dot(a, &s[k].0, &hg);
-            let beta = dot(a, &hg, &g);
-            let gw = cross(a, &g, &s[k].0);
+            let beta = dot(a, &hg, g);
+            let gw = cross(a, g, &s[k].0);
             let gamma = kinematics::scale(a, &mg, &gw);
             let wh = cross(a, &s[k].0, &hg);
             let mv_ = kinematics::scale(a, &mg, &s[k].1);
-            let sum = vadd(a, &wh, &mv_);
-            let moved = cross(a, &sum, &g);
-            let wg = dot(a, &s[k].0, &g);
+            let dh = vadd(a, &wh, &mv_);
+            let moved = cross(a, &dh, g);
+            let wg = dot(a, &s[k].0, g);
             Dof {
                 f,
                 z,
@@ -412,17 +571,19 @@ pub fn terms<A: Alg>(
                 alpha,
                 beta,
                 gamma,
+                dh,
                 moved,
                 wg,
             }
         })
         .collect();
+    let coordinate = &slots.coordinate;
     let mut mass = vec![vec![zero.clone(); n]; n];
     let mut lvq = vec![vec![zero.clone(); n]; n];
     let mut lqq = vec![vec![zero.clone(); n]; n];
     for k in 0..n {
         let b = owner[k];
-        // The velocities that move k's joint: those of its body up to k, then its ancestors'.
+        // The slots that move k's joint: those of its body up to k, then its ancestors'.
         let mut movers: Vec<usize> = dofs_of(b).filter(|&i| i <= k).collect();
         let mut up = mech.bodies[b].parent;
         while let Some(p) = up {
@@ -436,12 +597,17 @@ pub fn terms<A: Alg>(
             let m = pair(a, &s[j], &dk.f);
             mass[j][k] = m.clone();
             mass[k][j] = m;
-            let lz = pair(a, &dk.f, &dj.z);
-            lvq[k][j] = a.sub(&zero, &lz);
-            if j != k {
+            if coordinate[j] {
+                let lz = pair(a, &dk.f, &dj.z);
+                lvq[k][j] = a.sub(&zero, &lz);
+            }
+            if j != k && coordinate[k] {
                 // ∂p_j/∂q_k with j ≺ k: S_j · (k_k − y_k).
                 let sy = pair(a, &s[j], &dk.y_k);
                 lvq[j][k] = a.sub(&zero, &sy);
+            }
+            if !(coordinate[j] && coordinate[k]) {
+                continue;
             }
             // ∂²T/∂q_k∂q_j = z_j · (y_k − k_k).
             let tt = pair(a, &dj.z, &dk.y_k);
@@ -463,9 +629,8 @@ pub fn terms<A: Alg>(
             }
         }
     }
-    joint_mass(a, mech, layout, &mut mass);
-    // (∂p/∂q) v = −Fₐ · Σ_{j≼a} zⱼvⱼ − Sₐ · Σ_{j≻a} (yⱼ − kⱼ) vⱼ: the first sum accumulated
-    // outward, the second inward.
+    // (∂p/∂q) v = −Fₐ · Σ_{j≼a} zⱼvⱼ − Sₐ · Σ_{j≻a} (yⱼ − kⱼ) vⱼ over the coordinates' slots j:
+    // the first sum accumulated outward, the second inward.
     let mut outward: Vec<Six<A>> = (0..n).map(|_| zero6(a)).collect();
     let mut path: Vec<Six<A>> = Vec::with_capacity(nb);
     for b in 0..nb {
@@ -474,9 +639,10 @@ pub fn terms<A: Alg>(
             None => zero6(a),
         };
         for k in dofs_of(b) {
-            let vk = a.v(k);
-            let zv = scale6(a, &vk, &dofs[k].z);
-            acc = add6(a, &acc, &zv);
+            if coordinate[k] {
+                let zv = scale6(a, &slots.vel[k], &dofs[k].z);
+                acc = add6(a, &acc, &zv);
+            }
             outward[k] = acc.clone();
         }
         path.push(acc);
@@ -487,9 +653,10 @@ pub fn terms<A: Alg>(
         let mut acc = below[b].clone();
         for k in dofs_of(b).rev() {
             inward[k] = acc.clone();
-            let vk = a.v(k);
-            let yv = scale6(a, &vk, &dofs[k].y_k);
-            acc = add6(a, &acc, &yv);
+            if coordinate[k] {
+                let yv = scale6(a, &slots.vel[k], &dofs[k].y_k);
+                acc = add6(a, &acc, &yv);
+            }
         }
         if let Some(p) = mech.bodies[b].parent {
             below[p] = add6(a, &below[p], &acc);
@@ -503,25 +670,253 @@ pub fn terms<A: Alg>(
             a.sub(&zero, &t)
         })
         .collect();
+    let parts = chain.then(|| Parts {
+        momentum: (0..n).map(|k| pair(a, &s[k], &moment[owner[k]])).collect(),
+        moment_rate: dofs.into_iter().map(|d| d.dh).collect(),
+        first_moment: weight.into_iter().map(|w| w.1).collect(),
+    });
+    let terms = Terms {
+        lvq_v,
+        mass,
+        lvq,
+        lqq,
+    };
+    (terms, parts)
+}
+
+/// The chain rule from the slots to the coordinates: with `w = J(ε) v` the slots' velocities
+/// (`u = R(ε)ᵀ ẋ`, `ω = Ω(ε) ε̇` at a floating root, `vₖ` elsewhere), `T = T_s(r, w)` and
+/// `−V = g₀ᵀ R(ε) H(r)` plus terms linear in `x`, where `T_s` and `H` are the tree's kinetic
+/// energy and weighted first moment seen from its root (orthogonal rotations only):
+///
+/// * `M = Jᵀ M_s J`, `∂p/∂r = Jᵀ ∂p_s/∂r`;
+/// * `∂p/∂εᵢ = (∂J/∂εᵢ)ᵀ p_s + Jᵀ M_s ∂w/∂εᵢ`;
+/// * `∂²L/∂εᵢ∂rⱼ = (∂p_s/∂rⱼ) · ∂w/∂εᵢ + (∂R/∂εᵢ)ᵀ g₀ · ∂H/∂rⱼ`;
+/// * `∂²L/∂εᵢ∂εₗ = (∂w/∂εᵢ) · M_s ∂w/∂εₗ + p_u · (∂²R/∂εᵢ∂εₗ)ᵀ ẋ + g₀ · (∂²R/∂εᵢ∂εₗ) H`;
+///
+/// and nothing along `x` (the energies are at most linear in it).
+fn to_coordinates<A: Alg>(
+    a: &mut A,
+    mech: &Mechanism,
+    layout: &Layout,
+    slots: &Slots<A::S>,
+    st: &Terms<A::S>,
+    parts: &Parts<A>,
+    roots: &[Root<A>],
+) -> Terms<A::S> {
+    let n = layout.n;
+    let zero = a.c(0.0);
+    // Per coordinate: the slots its velocity enters, with `∂w/∂v` (the columns of J), and the
+    // floating root it belongs to.
+    let mut cols: Vec<Vec<(usize, A::S)>> = vec![Vec::new(); n];
+    let mut root_of: Vec<Option<usize>> = vec![None; n];
+    // Each coordinate's tree (its root body).
+    let mut tree = vec![0; n];
+    let mut top = vec![0; mech.bodies.len()];
+    for (b, body) in mech.bodies.iter().enumerate() {
+        top[b] = body.parent.map_or(b, |p| top[p]);
+        if let Some(&k) = layout.first[b].first() {
+            let size: usize = body.joints.iter().map(|j| j.size()).sum();
+            tree[k..k + size].fill(top[b]);
+        }
+    }
+    for (b, body) in mech.bodies.iter().enumerate() {
+        if let Some(r) = roots.iter().position(|r| r.body == b) {
+            let root = &roots[r];
+            for m in 0..3 {
+                cols[root.k + m] = (0..3)
+                    .map(|c| (root.slot + c, root.rot[m][c].clone()))
+                    .collect();
+            }
+            for l in 0..4 {
+                let w = root.rate_column(a, l, true);
+                cols[root.k + 3 + l] = w
+                    .into_iter()
+                    .enumerate()
+                    .map(|(c, x)| (root.slot + 3 + c, x))
+                    .collect();
+            }
+            root_of[root.k..root.k + 7].fill(Some(r));
+        } else if let Some(&k) = layout.first[b].first() {
+            let size: usize = body.joints.iter().map(|j| j.size()).sum();
+            for (i, col) in cols[k..k + size].iter_mut().enumerate() {
+                *col = vec![(slots.first[b] + i, a.c(1.0))];
+            }
+        }
+    }
+    // Σ_{a ∈ col} ca · x[a].
+    let through = |a: &mut A, col: &[(usize, A::S)], x: &dyn Fn(usize) -> A::S| -> A::S {
+        let mut acc = a.c(0.0);
+        for (s, c) in col {
+            let t = a.mul(c, &x(*s));
+            acc = a.add(&acc, &t);
+        }
+        acc
+    };
+    let mut mass = vec![vec![zero.clone(); n]; n];
+    for i in 0..n {
+        for j in i..n {
+            let mut acc = a.c(0.0);
+            for (si, ci) in &cols[i] {
+                let row = through(a, &cols[j], &|s| st.mass[*si][s].clone());
+                let t = a.mul(ci, &row);
+                acc = a.add(&acc, &t);
+            }
+            mass[i][j] = acc.clone();
+            mass[j][i] = acc;
+        }
+    }
+    let mut lvq = vec![vec![zero.clone(); n]; n];
+    let mut lqq = vec![vec![zero.clone(); n]; n];
+    // The coordinates that are a slot's: `∂p/∂r = Jᵀ ∂p_s/∂r`, and `∂²L/∂r²` as it is.
+    for j in 0..n {
+        if root_of[j].is_some() {
+            continue;
+        }
+        let sj = cols[j][0].0;
+        for i in 0..n {
+            lvq[i][j] = through(a, &cols[i], &|s| st.lvq[s][sj].clone());
+            if root_of[i].is_none() {
+                let si = cols[i][0].0;
+                lqq[i][j] = st.lqq[si][sj].clone();
+            }
+        }
+    }
+    // `(∂p/∂q) v` along the quaternions: `Jᵀ M_s δw + (δJ)ᵀ p_s` with `δ` the derivative along
+    // `ε̇` (the slots' part, and the root's own velocities').
+    let mut along_slots: Vec<A::S> = vec![zero.clone(); slots.n];
+    let mut along_own: Vec<A::S> = vec![zero.clone(); n];
+    // Along each floating root's quaternion.
+    for root in roots {
+        let six = root.slot..root.slot + 6;
+        let p_u: Vec3<A> = std::array::from_fn(|c| parts.momentum[root.slot + c].clone());
+        let p_w: Vec3<A> = std::array::from_fn(|c| parts.momentum[root.slot + 3 + c].clone());
+        {
+            let d = kinematics::quat_rotation_along(a, &root.eps, &root.eps_rate);
+            let mut dw: Vec<A::S> = (0..3)
+                .map(|c| {
+                    let col = [d[0][c].clone(), d[1][c].clone(), d[2][c].clone()];
+                    dot(a, &col, &root.x_rate)
+                })
+                .collect();
+            dw.extend(kinematics::quat_rate(a, &root.eps_rate, &root.eps_rate));
+            for (s, out) in along_slots.iter_mut().enumerate() {
+                for (c, wc) in six.clone().zip(&dw) {
+                    let t = a.mul(&st.mass[s][c], wc);
+                    *out = a.add(out, &t);
+                }
+            }
+            for m in 0..3 {
+                along_own[root.k + m] = dot(a, &d[m], &p_u);
+            }
+            for l in 0..4 {
+                let e: [A::S; 4] = std::array::from_fn(|j| a.c(if j == l { 1.0 } else { 0.0 }));
+                let col = kinematics::quat_rate(a, &root.eps_rate, &e);
+                along_own[root.k + 3 + l] = dot(a, &col, &p_w);
+            }
+        }
+        // ∂w/∂εᵢ (on the root's six slots) and ∂R/∂εᵢ.
+        let mut dw: Vec<Vec<A::S>> = Vec::with_capacity(4);
+        let mut drot = Vec::with_capacity(4);
+        for i in 0..4 {
+            let d = root.rot_derivative(a, i, None);
+            let mut w: Vec<A::S> = (0..3)
+                .map(|c| {
+                    let col = [d[0][c].clone(), d[1][c].clone(), d[2][c].clone()];
+                    dot(a, &col, &root.x_rate)
+                })
+                .collect();
+            w.extend(root.rate_column(a, i, false));
+            dw.push(w);
+            drot.push(d);
+        }
+        // M_s ∂w/∂εᵢ, on every slot of the tree (zero elsewhere).
+        let mdw: Vec<Vec<A::S>> = dw
+            .iter()
+            .map(|w| {
+                (0..slots.n)
+                    .map(|s| {
+                        let mut acc = a.c(0.0);
+                        for (c, wc) in six.clone().zip(w) {
+                            let t = a.mul(&st.mass[s][c], wc);
+                            acc = a.add(&acc, &t);
+                        }
+                        acc
+                    })
+                    .collect()
+            })
+            .collect();
+        for i in 0..4 {
+            let ei = root.k + 3 + i;
+            for alpha in (0..n).filter(|&alpha| tree[alpha] == root.body) {
+                // (∂J/∂εᵢ)ᵀ p_s, nonzero on the root's own velocities.
+                let own = match alpha.checked_sub(root.k) {
+                    Some(m) if m < 3 => dot(a, &drot[i][m], &p_u),
+                    Some(m) if m < 7 => {
+                        let e: [A::S; 4] =
+                            std::array::from_fn(|j| a.c(if j == m - 3 { 1.0 } else { 0.0 }));
+                        let f: [A::S; 4] =
+                            std::array::from_fn(|j| a.c(if j == i { 1.0 } else { 0.0 }));
+                        let col = kinematics::quat_rate(a, &f, &e);
+                        dot(a, &col, &p_w)
+                    }
+                    _ => a.c(0.0),
+                };
+                let moved = through(a, &cols[alpha], &|s| mdw[i][s].clone());
+                lvq[alpha][ei] = a.add(&own, &moved);
+            }
+            // ∂²L/∂εᵢ∂rⱼ for the tree's other coordinates.
+            let dg = kinematics::mtv(a, &drot[i], &root.g0);
+            for j in 0..n {
+                if root_of[j].is_some() || tree[j] != root.body {
+                    continue;
+                }
+                let sj = cols[j][0].0;
+                let mut acc = a.c(0.0);
+                for (c, wc) in six.clone().zip(&dw[i]) {
+                    let t = a.mul(&st.lvq[c][sj], wc);
+                    acc = a.add(&acc, &t);
+                }
+                let w = dot(a, &dg, &parts.moment_rate[sj]);
+                let e = a.add(&acc, &w);
+                lqq[ei][j] = e.clone();
+                lqq[j][ei] = e;
+            }
+            // ∂²L/∂εᵢ∂εₗ.
+            for (l, dw_l) in dw.iter().enumerate().skip(i) {
+                let el = root.k + 3 + l;
+                let mut acc = a.c(0.0);
+                for (c, wc) in six.clone().zip(dw_l) {
+                    let t = a.mul(&mdw[i][c], wc);
+                    acc = a.add(&acc, &t);
+                }
+                let dd = root.rot_derivative(a, i, Some(l));
+                let ddx = kinematics::mtv(a, &dd, &root.x_rate);
+                let kin = dot(a, &p_u, &ddx);
+                let ddh = mv(a, &dd, &parts.first_moment[root.body]);
+                let pot = dot(a, &root.g0, &ddh);
+                let acc = a.add(&acc, &kin);
+                let e = a.add(&acc, &pot);
+                lqq[ei][el] = e.clone();
+                lqq[el][ei] = e;
+            }
+        }
+    }
+    // (∂p/∂q) v: the slots' (along the coordinates' slots) and along the quaternions.
+    let slot_sum: Vec<A::S> = (0..slots.n)
+        .map(|s| a.add(&st.lvq_v[s], &along_slots[s]))
+        .collect();
+    let lvq_v = (0..n)
+        .map(|alpha| {
+            let acc = through(a, &cols[alpha], &|s| slot_sum[s].clone());
+            a.add(&acc, &along_own[alpha])
+        })
+        .collect();
     Terms {
         lvq_v,
         mass,
         lvq,
         lqq,
-    }
-}
-
-/// Adds the armature of [`kinematics::joint_energies`] (hinges and slides: `½ arm vₖ²`) to the
-/// mass matrix.
-fn joint_mass<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout, m: &mut [Vec<A::S>]) {
-    for (b, body) in mech.bodies.iter().enumerate() {
-        for (j, joint) in body.joints.iter().enumerate() {
-            let k = layout.first[b][j];
-            if joint.armature != 0.0 && joint.size() == 1 {
-                let arm = a.c(joint.armature);
-                m[k][k] = a.add(&m[k][k], &arm);
-            }
-        }
     }
 }
 

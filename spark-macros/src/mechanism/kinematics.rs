@@ -214,7 +214,7 @@ pub(super) fn mv<A: Alg>(a: &mut A, m: &Mat3<A>, x: &Vec3<A>) -> Vec3<A> {
 }
 
 /// `Mᵀ x`.
-fn mtv<A: Alg>(a: &mut A, m: &Mat3<A>, x: &Vec3<A>) -> Vec3<A> {
+pub(super) fn mtv<A: Alg>(a: &mut A, m: &Mat3<A>, x: &Vec3<A>) -> Vec3<A> {
     let t = transpose::<A>(m);
     mv(a, &t, x)
 }
@@ -336,7 +336,7 @@ fn rotation<A: Alg>(a: &mut A, u: V3, theta: &A::S) -> Mat3<A> {
 }
 
 /// The rotation of a unit quaternion, as the quadratic form (exact on unit quaternions).
-fn quat_rotation<A: Alg>(a: &mut A, q: &[A::S; 4]) -> Mat3<A> {
+pub(super) fn quat_rotation<A: Alg>(a: &mut A, q: &[A::S; 4]) -> Mat3<A> {
     let [w, x, y, z] = q;
     let mut p = |u: &A::S, v: &A::S| a.mul(u, v);
     let (ww, xx, yy, zz) = (p(w, w), p(x, x), p(y, y), p(z, z));
@@ -362,6 +362,50 @@ fn quat_rotation<A: Alg>(a: &mut A, q: &[A::S; 4]) -> Mat3<A> {
     let e21 = lin(&[(&yz, 2.0), (&wx, 2.0)]);
     let _ = two;
     [[d0, e01, e02], [e10, d1, e12], [e20, e21, d2]]
+}
+
+/// The derivative of [`quat_rotation`] at `q` along `d`: twice the symmetric bilinear form
+/// `B` with `B(q, q)` the rotation, `2 B(q, d)` (constant for constant `q` and `d`: the
+/// second derivatives along `q`, `d`).
+pub(super) fn quat_rotation_along<A: Alg>(a: &mut A, q: &[A::S; 4], d: &[A::S; 4]) -> Mat3<A> {
+    // The quadratic form's terms per entry: (i, j, c) for c qᵢ qⱼ (w, x, y, z = 0, 1, 2, 3).
+    const SQUARES: [[(usize, usize, f64); 4]; 3] = [
+        [(0, 0, 1.0), (1, 1, 1.0), (2, 2, -1.0), (3, 3, -1.0)],
+        [(0, 0, 1.0), (1, 1, -1.0), (2, 2, 1.0), (3, 3, -1.0)],
+        [(0, 0, 1.0), (1, 1, -1.0), (2, 2, -1.0), (3, 3, 1.0)],
+    ];
+    let off = |r: usize, c: usize| -> [(usize, usize, f64); 2] {
+        match (r, c) {
+            (0, 1) => [(1, 2, 2.0), (0, 3, -2.0)],
+            (0, 2) => [(1, 3, 2.0), (0, 2, 2.0)],
+            (1, 0) => [(1, 2, 2.0), (0, 3, 2.0)],
+            (1, 2) => [(2, 3, 2.0), (0, 1, -2.0)],
+            (2, 0) => [(1, 3, 2.0), (0, 2, -2.0)],
+            _ => [(2, 3, 2.0), (0, 1, 2.0)],
+        }
+    };
+    let mut entry = |terms: &[(usize, usize, f64)]| {
+        let mut acc = a.c(0.0);
+        for &(i, j, c) in terms {
+            // ∂(c qᵢ qⱼ) along d: c (qᵢ dⱼ + dᵢ qⱼ).
+            let x = a.mul(&q[i], &d[j]);
+            let y = a.mul(&d[i], &q[j]);
+            let s = a.add(&x, &y);
+            let k = a.c(c);
+            let t = a.mul(&k, &s);
+            acc = a.add(&acc, &t);
+        }
+        acc
+    };
+    std::array::from_fn(|r| {
+        std::array::from_fn(|c| {
+            if r == c {
+                entry(&SQUARES[r])
+            } else {
+                entry(&off(r, c))
+            }
+        })
+    })
 }
 
 /// The body angular velocity `2 vec(q̄ ⊗ q̇)` of a unit quaternion.
@@ -396,7 +440,7 @@ pub(super) fn quat_rate<A: Alg>(a: &mut A, q: &[A::S; 4], qd: &[A::S; 4]) -> Vec
 
 /// Every body's frame, in body order.
 pub fn frames<A: Alg>(a: &mut A, mech: &Mechanism, layout: &Layout) -> Vec<Frame<A>> {
-    frames_recording(a, mech, layout, None)
+    frames_recording(a, mech, layout, None, false)
 }
 
 /// How velocity `k` moves everything after its joint, in world axes: a rotation about an
@@ -422,8 +466,33 @@ pub fn frames_and_axes<A: Alg>(
     layout: &Layout,
 ) -> (Vec<Frame<A>>, Vec<Axis<A>>) {
     let mut axes = Vec::with_capacity(layout.n);
-    let frames = frames_recording(a, mech, layout, Some(&mut axes));
+    let frames = frames_recording(a, mech, layout, Some(&mut axes), false);
     (frames, axes)
+}
+
+/// [`frames_and_axes`] with every floating tree (a root body whose only joint is free) seen
+/// from its root: the root body's frame is the origin with the world's axes, its velocities
+/// are its own (body coordinates, as in [`frames`]), and its free joint has six axes, not
+/// seven: the root's body-frame velocity along its three axes, then its angular velocity about
+/// them. The rest of the tree is where it is relative to its root. What
+/// [`crate::mechanism::composite`] pairs in a floating tree, where the quaternion's rotation
+/// (orthogonal only on the unit sphere) would otherwise enter every entry.
+pub fn rooted_frames_and_axes<A: Alg>(
+    a: &mut A,
+    mech: &Mechanism,
+    layout: &Layout,
+) -> (Vec<Frame<A>>, Vec<Axis<A>>) {
+    let mut axes = Vec::with_capacity(layout.n);
+    let frames = frames_recording(a, mech, layout, Some(&mut axes), true);
+    (frames, axes)
+}
+
+/// Whether body `b` is the root of a floating tree: no parent, and one joint, a free one.
+pub fn floating_root(mech: &Mechanism, b: usize) -> bool {
+    let body = &mech.bodies[b];
+    body.parent.is_none()
+        && body.joints.len() == 1
+        && matches!(body.joints[0].kind, JointKind::Free { .. })
 }
 
 /// The world axes `R ∂ω/∂q̇ᵢ` of a quaternion joint's four rates (`rot`: the child's world
@@ -443,6 +512,7 @@ fn frames_recording<A: Alg>(
     mech: &Mechanism,
     layout: &Layout,
     mut axes: Option<&mut Vec<Axis<A>>>,
+    rooted: bool,
 ) -> Vec<Frame<A>> {
     let world = world(a);
     let mut out: Vec<Frame<A>> = Vec::with_capacity(mech.bodies.len());
@@ -538,6 +608,23 @@ fn frames_recording<A: Alg>(
                     let qd = [a.v(k + 3), a.v(k + 4), a.v(k + 5), a.v(k + 6)];
                     let rot = quat_rotation(a, &q);
                     let w_rel = quat_rate(a, &q, &qd);
+                    if rooted && floating_root(mech, b) {
+                        f = compose(a, &f, &p, &pd, Some(&rot), &w_rel);
+                        f.p = z.clone();
+                        f.r = mconst(a, &tree::IDENTITY);
+                        if let Some(axes) = axes.as_deref_mut() {
+                            for c in tree::IDENTITY {
+                                axes.push(Axis::Translation(vconst(a, c)));
+                            }
+                            for c in tree::IDENTITY {
+                                axes.push(Axis::Rotation {
+                                    axis: vconst(a, c),
+                                    point: z.clone(),
+                                });
+                            }
+                        }
+                        continue;
+                    }
                     if let Some(axes) = axes.as_deref_mut() {
                         let columns = transpose::<A>(&f.r);
                         for c in columns {

@@ -221,17 +221,24 @@ pub fn lower_checked_at(
     // The composite-rigid-body terms where they hold (see `composite::applies`); the other
     // models keep the Hessians of their Lagrangian.
     let applies = composite::applies(mech);
-    let (frames, axes) = if applies {
-        kinematics::frames_and_axes(&mut sym, mech, &layout)
+    let floating = (0..mech.bodies.len()).any(|b| kinematics::floating_root(mech, b));
+    let (rooted, axes) = if applies {
+        kinematics::rooted_frames_and_axes(&mut sym, mech, &layout)
     } else {
-        (kinematics::frames(&mut sym, mech, &layout), Vec::new())
+        (Vec::new(), Vec::new())
+    };
+    // The world frames: the rooted ones unless a floating tree is seen from its root.
+    let frames = if applies && !floating {
+        rooted.clone()
+    } else {
+        kinematics::frames(&mut sym, mech, &layout)
     };
     let (tb, vb) = kinematics::body_energies(&mut sym, mech, &frames);
     let (tj, vj) = kinematics::joint_energies(&mut sym, mech, &layout);
     let t = sym.add(&tb, &tj);
     let pot = sym.add(&vb, &vj);
     let composite_terms =
-        applies.then(|| composite::terms(&mut sym, mech, &layout, &frames, &axes));
+        applies.then(|| composite::terms(&mut sym, mech, &layout, &rooted, &axes));
     let rest = sym.sub(&tj, &vj);
     let rows = kinematics::rows(&mut sym, mech, &layout, &frames, &data);
     let mut wheel_holonomic = Vec::new();

@@ -28,6 +28,7 @@ macro_rules! measure_fn {
             let mut lines = text.lines().filter(|l| !l.starts_with('#'));
             let steps: usize = std::env::var("ABA_STEPS").map_or(0, |s| s.parse().unwrap());
             let mut stepped = Stepped::default();
+            let mut states = Vec::new();
             let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
             let (nq, nv) = $ty::PINOCCHIO_SIZES;
             let (mut rows, mut worst) = (0, 0.0f64);
@@ -57,6 +58,7 @@ macro_rules! measure_fn {
                 let qdd = sim
                     .acceleration(&State::new(0.0, q, qd))
                     .map_err(|e| format!("{e:?}"))?;
+                states.push((sim.clone(), State::new(0.0, q, qd)));
                 if steps > 0 {
                     let (mut sim, mut state) = (sim, State::new(0.0, q, qd));
                     let index = stepped.clean + stepped.failures.len();
@@ -91,9 +93,57 @@ macro_rules! measure_fn {
                     steps, stepped.clean, stepped.failures
                 );
             }
+            if std::env::var("ABA_TIME").is_ok() {
+                time(&states);
+            }
             Ok((rows, worst))
         }
     };
+}
+
+/// `ABA_TIME=1`: the least wall time per call of `acceleration` and of one GL2 step (h = 1e-3) over
+/// the states (each its own integrator with its inputs), over 7 rounds of at least 0.05 s.
+fn time<Sys, const N: usize, const M: usize>(
+    states: &[(Integrator<Sys, GaussLobatto<2>>, State<N>)],
+) where
+    Sys: spark::Lagrangian<N, M, 0> + Clone,
+{
+    let best = |f: &mut dyn FnMut() -> usize| -> f64 {
+        let mut best = f64::INFINITY;
+        for _ in 0..7 {
+            let (mut calls, start) = (0, std::time::Instant::now());
+            while start.elapsed().as_secs_f64() < 0.05 {
+                calls += f();
+            }
+            best = best.min(start.elapsed().as_secs_f64() / calls as f64);
+        }
+        best
+    };
+    let accel = best(&mut || {
+        for (sim, state) in states {
+            std::hint::black_box(sim.acceleration(std::hint::black_box(state)).ok());
+        }
+        states.len()
+    });
+    let mut sims: Vec<_> = states.iter().map(|(s, x)| (s.clone(), *x)).collect();
+    let step = best(&mut || {
+        let mut n = 0;
+        for ((sim, state), (_, start)) in sims.iter_mut().zip(states) {
+            let mut x = *start;
+            if sim.step(&mut x).is_ok() {
+                n += 1;
+            }
+            *state = x;
+        }
+        n
+    });
+    println!(
+        "  time: acceleration {:.2} us, GL2 step (h = 1e-3) {:.2} us (least wall time per call over \
+         {} states)",
+        accel * 1e6,
+        step * 1e6,
+        states.len()
+    );
 }
 
 /// The eigenvalues of the symmetric matrix `a` (cyclic Jacobi rotations).
