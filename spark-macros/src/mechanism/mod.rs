@@ -87,7 +87,8 @@ pub struct Lowered {
     /// `T − V`.
     pub lagrangian: TokenStream,
     /// The second derivatives by the composite-rigid-body algorithm ([`composite`]); `None`
-    /// for a mechanism with quaternion joints (see `lower_checked_at`).
+    /// for a mechanism with a ball joint or a free joint below its root (see
+    /// `composite::applies`).
     pub composite: Option<Composite>,
     /// The holonomic rows.
     pub holonomic: Vec<TokenStream>,
