@@ -94,6 +94,13 @@ macro_rules! measure_fn {
                 );
             }
             if std::env::var("ABA_TIME").is_ok() {
+                if let Some((sim, state)) = states.first() {
+                    println!(
+                        "  step_with_jacobian: stack estimate {} bytes, limit {} bytes",
+                        sim.jacobian_stack_estimate(state),
+                        sim.options().jacobian_stack_limit
+                    );
+                }
                 time(&states);
             }
             Ok((rows, worst))
