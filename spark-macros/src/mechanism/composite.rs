@@ -23,8 +23,9 @@
 //! root body's origin, so the moments stay small wherever the robot is.
 //!
 //! The derivation needs orthogonal rotations: true for hinges and slides, but a quaternion's
-//! rotation is its quadratic form, orthogonal only on the unit sphere. A floating tree (a root
-//! body whose only joint is free) is therefore seen from its root
+//! rotation is its quadratic form, orthogonal only on the unit sphere. A floating tree (a body
+//! whose only joint is free, on nothing that moves: [`kinematics::floating_root`]) is
+//! therefore seen from its root
 //! ([`kinematics::rooted_frames_and_axes`]): there every rotation is a hinge's, the root's
 //! velocity is six slots (its body-frame velocity `u = R(ε)ᵀ ẋ` and angular velocity
 //! `ω = Ω(ε) ε̇`), gravity is `R(ε)ᵀ g`, and the quaternion enters only through the chain rule
@@ -385,14 +386,11 @@ impl<A: Alg> Root<A> {
         let eps_rate = std::array::from_fn(|i| a.v(k + 3 + i));
         let x_rate = std::array::from_fn(|i| a.v(k + i));
         let rot = kinematics::quat_rotation(a, &eps);
-        let absolute = matches!(
-            mech.bodies[body].joints[0].kind,
-            JointKind::Free { absolute: true }
-        );
-        let g0 = if absolute {
+        let placed = kinematics::placement_rotation(mech, body);
+        let g0 = if placed == tree::IDENTITY {
             g.clone()
         } else {
-            let placed = kinematics::mconst(a, &mech.bodies[body].rot);
+            let placed = kinematics::mconst(a, &placed);
             kinematics::mtv(a, &placed, g)
         };
         Self {
@@ -449,13 +447,7 @@ fn slot_terms<A: Alg>(
     let nb = mech.bodies.len();
     let zero = a.c(0.0);
     // Each body's tree root: its origin is the tree's reference point.
-    let mut root = vec![0; nb];
-    for b in 0..nb {
-        root[b] = match mech.bodies[b].parent {
-            Some(p) => root[p],
-            None => b,
-        };
-    }
+    let root = kinematics::tree_roots(mech);
     let dofs_of = |b: usize| {
         let end = if b + 1 < nb { slots.first[b + 1] } else { n };
         slots.first[b]..end
@@ -712,9 +704,8 @@ fn to_coordinates<A: Alg>(
     let mut root_of: Vec<Option<usize>> = vec![None; n];
     // Each coordinate's tree (its root body).
     let mut tree = vec![0; n];
-    let mut top = vec![0; mech.bodies.len()];
+    let top = kinematics::tree_roots(mech);
     for (b, body) in mech.bodies.iter().enumerate() {
-        top[b] = body.parent.map_or(b, |p| top[p]);
         if let Some(&k) = layout.first[b].first() {
             let size: usize = body.joints.iter().map(|j| j.size()).sum();
             tree[k..k + size].fill(top[b]);

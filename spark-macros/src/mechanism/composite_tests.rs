@@ -346,3 +346,27 @@ fn ball_joints_and_free_joints_below_the_root_keep_the_hessians() {
         read(Format::Mjcf, hinge_then_free).unwrap_or_else(|e| panic!("{:?}", e.list[0].msg));
     assert!(!applies(&mech));
 }
+
+#[test]
+fn a_floating_joint_placed_and_turned() {
+    // A URDF `floating` joint from the world link with an offset and a rotation in its origin
+    // (a free joint that is not absolute: its coordinates are in the turned axes).
+    let text = r#"<robot name="placed"><link name="world"/>
+      <joint name="float" type="floating"><parent link="world"/><child link="base"/>
+        <origin xyz="0.1 -0.2 0.5" rpy="0.3 -0.4 0.7"/></joint>
+      <link name="base"><inertial><origin xyz="0.02 0.01 -0.03" rpy="0.1 0.2 0.3"/>
+        <mass value="2.5"/><inertia ixx="0.03" ixy="0.002" ixz="-0.001" iyy="0.04" iyz="0.003"
+        izz="0.05"/></inertial></link>
+      <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/>
+        <origin xyz="0.1 0 0.05" rpy="0 0.5 0"/><axis xyz="0 1 0.2"/>
+        <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+      <link name="arm"><inertial><origin xyz="0 0 -0.1"/><mass value="0.7"/>
+        <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.005" iyz="0" izz="0.001"/></inertial></link>
+    </robot>"#;
+    let mech = read(Format::Urdf, text).unwrap_or_else(|e| panic!("{:?}", e.list[0].msg));
+    assert!(applies(&mech));
+    let d = worst_differences(&mech, 4);
+    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
+    let d = worst_lvq_v_difference(&mech, 4);
+    assert!(d < 1e-12, "lvq v differs by {d:e}");
+}

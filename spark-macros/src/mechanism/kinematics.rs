@@ -487,12 +487,50 @@ pub fn rooted_frames_and_axes<A: Alg>(
     (frames, axes)
 }
 
-/// Whether body `b` is the root of a floating tree: no parent, and one joint, a free one.
+/// Whether body `b` is the root of a floating tree: one joint, a free one, on a body fixed in
+/// the world (no parent, or a parent that no joint moves, as a URDF's `world` link).
 pub fn floating_root(mech: &Mechanism, b: usize) -> bool {
     let body = &mech.bodies[b];
-    body.parent.is_none()
-        && body.joints.len() == 1
-        && matches!(body.joints[0].kind, JointKind::Free { .. })
+    let mut up = body.parent;
+    while let Some(p) = up {
+        if !mech.bodies[p].joints.is_empty() {
+            return false;
+        }
+        up = mech.bodies[p].parent;
+    }
+    body.joints.len() == 1 && matches!(body.joints[0].kind, JointKind::Free { .. })
+}
+
+/// Each body's tree for the composite-rigid-body terms: the nearest floating root at or above
+/// it ([`floating_root`]), else its topmost ancestor.
+pub fn tree_roots(mech: &Mechanism) -> Vec<usize> {
+    let mut root: Vec<usize> = Vec::with_capacity(mech.bodies.len());
+    for (b, body) in mech.bodies.iter().enumerate() {
+        root.push(match body.parent {
+            Some(p) if !floating_root(mech, b) => root[p],
+            _ => b,
+        });
+    }
+    root
+}
+
+/// The world rotation of the axes a floating root's free joint moves in (constant: every body
+/// above it is fixed in the world).
+pub fn placement_rotation(mech: &Mechanism, b: usize) -> M3 {
+    let mut chain = Vec::new();
+    let mut up = mech.bodies[b].parent;
+    while let Some(p) = up {
+        chain.push(p);
+        up = mech.bodies[p].parent;
+    }
+    let mut r = tree::IDENTITY;
+    for &p in chain.iter().rev() {
+        r = tree::mul(&r, &mech.bodies[p].rot);
+    }
+    match mech.bodies[b].joints[0].kind {
+        JointKind::Free { absolute: true } => r,
+        _ => tree::mul(&r, &mech.bodies[b].rot),
+    }
 }
 
 /// The world axes `R ∂ω/∂q̇ᵢ` of a quaternion joint's four rates (`rot`: the child's world
