@@ -260,31 +260,23 @@ pub(crate) fn derivatives(model: &mut Model) -> Derivatives {
     // forces, which the symbolic engine differentiates.
     let (lvv, lvq, lqq) = match &rest {
         Some((c, rest_p, rest_f)) => {
-            let mut plus = |tree: &[Id], rest: &[Id]| -> Vec<Vec<Id>> {
+            // The composite entry plus the rest's derivative along `wrt(b)`.
+            let mut plus = |tree: &[Id], rest: &[Id], wrt: fn(&Vars, usize) -> usize| {
                 (0..n)
                     .map(|a| {
                         (0..n)
                             .map(|b| {
-                                let d = ar.diff(rest[a], vars.q(b));
+                                let d = ar.diff(rest[a], wrt(&vars, b));
                                 ar.add(tree[a * n + b], d)
                             })
-                            .collect()
+                            .collect::<Vec<Id>>()
                     })
-                    .collect()
+                    .collect::<Vec<_>>()
             };
-            let lvq = plus(&c.lvq, rest_p);
-            let lqq = plus(&c.lqq, rest_f);
+            let lvq = plus(&c.lvq, rest_p, Vars::q);
+            let lqq = plus(&c.lqq, rest_f, Vars::q);
             // The rest's mass matrix: the armature, a quaternion's regularization.
-            let lvv = (0..n)
-                .map(|a| {
-                    (0..n)
-                        .map(|b| {
-                            let d = ar.diff(rest_p[a], vars.v(b));
-                            ar.add(c.mass[a * n + b], d)
-                        })
-                        .collect()
-                })
-                .collect();
+            let lvv = plus(&c.mass, rest_p, Vars::v);
             (lvv, lvq, lqq)
         }
         None => {

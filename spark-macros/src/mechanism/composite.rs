@@ -292,21 +292,21 @@ pub fn terms<A: Alg>(
     axes: &[Axis<A>],
 ) -> Terms<A::S> {
     let nb = mech.bodies.len();
+    let floating: Vec<usize> = (0..nb)
+        .filter(|&b| kinematics::floating_root(mech, b))
+        .collect();
     // The slots: one per coordinate, except a floating root's six (its body-frame velocity and
     // angular velocity) for its seven.
     let mut first_slot = vec![0; nb];
     let mut ns = 0;
     for (b, body) in mech.bodies.iter().enumerate() {
         first_slot[b] = ns;
-        ns += if kinematics::floating_root(mech, b) {
+        ns += if floating.contains(&b) {
             6
         } else {
-            body.joints.iter().map(|j| j.size()).sum()
+            body.size()
         };
     }
-    let floating: Vec<usize> = (0..nb)
-        .filter(|&b| kinematics::floating_root(mech, b))
-        .collect();
     // Each slot's velocity, and whether it is also a coordinate's (a floating root's are not:
     // nothing is differentiated along them).
     let mut vel = Vec::with_capacity(ns);
@@ -317,8 +317,7 @@ pub fn terms<A: Alg>(
             vel.extend(frames[b].w.iter().cloned());
             coordinate[first_slot[b]..first_slot[b] + 6].fill(false);
         } else if let Some(&k) = layout.first[b].first() {
-            let size: usize = body.joints.iter().map(|j| j.size()).sum();
-            vel.extend((k..k + size).map(|k| a.v(k)));
+            vel.extend((k..k + body.size()).map(|k| a.v(k)));
         }
     }
     // Each tree's gravity in its reference axes: the world's, or for a floating tree
@@ -407,14 +406,11 @@ impl<A: Alg> Root<A> {
 
     /// `∂R/∂εᵢ` (`None`) or `∂²R/∂εᵢ∂εₗ` (`Some(l)`).
     fn rot_derivative(&self, a: &mut A, i: usize, l: Option<usize>) -> [[A::S; 3]; 3] {
-        let e = |a: &mut A, i: usize| -> [A::S; 4] {
-            std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }))
-        };
-        let ei = e(a, i);
+        let ei = kinematics::unit4(a, i);
         match l {
             None => kinematics::quat_rotation_along(a, &self.eps, &ei),
             Some(l) => {
-                let el = e(a, l);
+                let el = kinematics::unit4(a, l);
                 kinematics::quat_rotation_along(a, &el, &ei)
             }
         }
@@ -422,7 +418,7 @@ impl<A: Alg> Root<A> {
 
     /// `∂ω/∂ε̇ᵢ` (`rate: true`: `Ω(ε) eᵢ`) or `∂ω/∂εᵢ` (`Ω(eᵢ) ε̇`).
     fn rate_column(&self, a: &mut A, i: usize, rate: bool) -> Vec3<A> {
-        let e: [A::S; 4] = std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }));
+        let e = kinematics::unit4(a, i);
         if rate {
             kinematics::quat_rate(a, &self.eps, &e)
         } else {
@@ -698,22 +694,19 @@ fn to_coordinates<A: Alg>(
 ) -> Terms<A::S> {
     let n = layout.n;
     let zero = a.c(0.0);
-    // Per coordinate: the slots its velocity enters, with `∂w/∂v` (the columns of J), and the
-    // floating root it belongs to.
+    // Per coordinate: the slots its velocity enters, with `∂w/∂v` (the columns of J), and
+    // whether it is a floating root's.
     let mut cols: Vec<Vec<(usize, A::S)>> = vec![Vec::new(); n];
-    let mut root_of: Vec<Option<usize>> = vec![None; n];
+    let mut root_of = vec![false; n];
     // Each coordinate's tree (its root body).
     let mut tree = vec![0; n];
     let top = kinematics::tree_roots(mech);
     for (b, body) in mech.bodies.iter().enumerate() {
-        if let Some(&k) = layout.first[b].first() {
-            let size: usize = body.joints.iter().map(|j| j.size()).sum();
-            tree[k..k + size].fill(top[b]);
-        }
-    }
-    for (b, body) in mech.bodies.iter().enumerate() {
-        if let Some(r) = roots.iter().position(|r| r.body == b) {
-            let root = &roots[r];
+        let Some(&k) = layout.first[b].first() else {
+            continue;
+        };
+        tree[k..k + body.size()].fill(top[b]);
+        if let Some(root) = roots.iter().find(|r| r.body == b) {
             for m in 0..3 {
                 cols[root.k + m] = (0..3)
                     .map(|c| (root.slot + c, root.rot[m][c].clone()))
@@ -727,10 +720,9 @@ fn to_coordinates<A: Alg>(
                     .map(|(c, x)| (root.slot + 3 + c, x))
                     .collect();
             }
-            root_of[root.k..root.k + 7].fill(Some(r));
-        } else if let Some(&k) = layout.first[b].first() {
-            let size: usize = body.joints.iter().map(|j| j.size()).sum();
-            for (i, col) in cols[k..k + size].iter_mut().enumerate() {
+            root_of[root.k..root.k + 7].fill(true);
+        } else {
+            for (i, col) in cols[k..k + body.size()].iter_mut().enumerate() {
                 *col = vec![(slots.first[b] + i, a.c(1.0))];
             }
         }
@@ -761,13 +753,13 @@ fn to_coordinates<A: Alg>(
     let mut lqq = vec![vec![zero.clone(); n]; n];
     // The coordinates that are a slot's: `∂p/∂r = Jᵀ ∂p_s/∂r`, and `∂²L/∂r²` as it is.
     for j in 0..n {
-        if root_of[j].is_some() {
+        if root_of[j] {
             continue;
         }
         let sj = cols[j][0].0;
         for i in 0..n {
             lvq[i][j] = through(a, &cols[i], &|s| st.lvq[s][sj].clone());
-            if root_of[i].is_none() {
+            if !root_of[i] {
                 let si = cols[i][0].0;
                 lqq[i][j] = st.lqq[si][sj].clone();
             }
@@ -801,7 +793,7 @@ fn to_coordinates<A: Alg>(
                 along_own[root.k + m] = dot(a, &d[m], &p_u);
             }
             for l in 0..4 {
-                let e: [A::S; 4] = std::array::from_fn(|j| a.c(if j == l { 1.0 } else { 0.0 }));
+                let e = kinematics::unit4(a, l);
                 let col = kinematics::quat_rate(a, &root.eps_rate, &e);
                 along_own[root.k + 3 + l] = dot(a, &col, &p_w);
             }
@@ -844,10 +836,8 @@ fn to_coordinates<A: Alg>(
                 let own = match alpha.checked_sub(root.k) {
                     Some(m) if m < 3 => dot(a, &drot[i][m], &p_u),
                     Some(m) if m < 7 => {
-                        let e: [A::S; 4] =
-                            std::array::from_fn(|j| a.c(if j == m - 3 { 1.0 } else { 0.0 }));
-                        let f: [A::S; 4] =
-                            std::array::from_fn(|j| a.c(if j == i { 1.0 } else { 0.0 }));
+                        let e = kinematics::unit4(a, m - 3);
+                        let f = kinematics::unit4(a, i);
                         let col = kinematics::quat_rate(a, &f, &e);
                         dot(a, &col, &p_w)
                     }
@@ -859,7 +849,7 @@ fn to_coordinates<A: Alg>(
             // ∂²L/∂εᵢ∂rⱼ for the tree's other coordinates.
             let dg = kinematics::mtv(a, &drot[i], &root.g0);
             for j in 0..n {
-                if root_of[j].is_some() || tree[j] != root.body {
+                if root_of[j] || tree[j] != root.body {
                     continue;
                 }
                 let sj = cols[j][0].0;

@@ -181,6 +181,14 @@ fn worst_differences(mech: &Mechanism, states: usize) -> [f64; 3] {
     worst
 }
 
+/// Asserts the three matrices and `(∂p/∂q) v` within 1e-12 of the oracle at `states` states.
+fn assert_second_derivatives(mech: &Mechanism, states: usize) {
+    let d = worst_differences(mech, states);
+    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
+    let d = worst_lvq_v_difference(mech, states);
+    assert!(d < 1e-12, "lvq v differs by {d:e}");
+}
+
 fn model(path: &str, format: Format) -> Mechanism {
     let full = format!("{}/../tests/models/{path}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
@@ -237,10 +245,7 @@ fn composite_terms_of_a_chain_with_every_joint_feature() {
     }
     text += "</robot>";
     let mech = read(Format::Urdf, &text).unwrap();
-    let d = worst_differences(&mech, 3);
-    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
-    let d = worst_lvq_v_difference(&mech, 3);
-    assert!(d < 1e-12, "lvq v differs by {d:e}");
+    assert_second_derivatives(&mech, 3);
 }
 
 #[test]
@@ -265,10 +270,7 @@ fn mjcf_armature_slides_and_gravity_compensation() {
       </body>
     </worldbody></mujoco>"#;
     let mech = read(Format::Mjcf, text).unwrap_or_else(|e| panic!("{:?}", e.list[0].msg));
-    let d = worst_differences(&mech, 4);
-    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
-    let d = worst_lvq_v_difference(&mech, 4);
-    assert!(d < 1e-12, "lvq v differs by {d:e}");
+    assert_second_derivatives(&mech, 4);
 }
 
 #[test]
@@ -287,10 +289,7 @@ fn floating_trees_seen_from_their_roots() {
         .unwrap_or_else(|e| panic!("{:?}", e.list[0].msg))
         .mechanism;
     assert!(applies(&mech));
-    let d = worst_differences(&mech, 3);
-    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
-    let d = worst_lvq_v_difference(&mech, 3);
-    assert!(d < 1e-12, "lvq v differs by {d:e}");
+    assert_second_derivatives(&mech, 3);
 
     // MJCF: a free body placed and turned in the world (its free joint absolute), with
     // armature, gravity compensation, a slide and branches; a second free body with no
@@ -324,10 +323,7 @@ fn floating_trees_seen_from_their_roots() {
     </worldbody></mujoco>"#;
     let mech = read(Format::Mjcf, text).unwrap_or_else(|e| panic!("{:?}", e.list[0].msg));
     assert!(applies(&mech));
-    let d = worst_differences(&mech, 4);
-    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
-    let d = worst_lvq_v_difference(&mech, 4);
-    assert!(d < 1e-12, "lvq v differs by {d:e}");
+    assert_second_derivatives(&mech, 4);
 }
 
 #[test]
@@ -365,8 +361,5 @@ fn a_floating_joint_placed_and_turned() {
     </robot>"#;
     let mech = read(Format::Urdf, text).unwrap_or_else(|e| panic!("{:?}", e.list[0].msg));
     assert!(applies(&mech));
-    let d = worst_differences(&mech, 4);
-    assert!(d.iter().all(|d| *d < 1e-12), "relative differences {d:?}");
-    let d = worst_lvq_v_difference(&mech, 4);
-    assert!(d < 1e-12, "lvq v differs by {d:e}");
+    assert_second_derivatives(&mech, 4);
 }

@@ -533,12 +533,17 @@ pub fn placement_rotation(mech: &Mechanism, b: usize) -> M3 {
     }
 }
 
+/// The `i`-th unit vector of a quaternion's four coordinates.
+pub(super) fn unit4<A: Alg>(a: &mut A, i: usize) -> [A::S; 4] {
+    std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }))
+}
+
 /// The world axes `R ∂ω/∂q̇ᵢ` of a quaternion joint's four rates (`rot`: the child's world
 /// rotation).
 fn quat_axes<A: Alg>(a: &mut A, q: &[A::S; 4], rot: &Mat3<A>) -> Vec<Vec3<A>> {
     (0..4)
         .map(|i| {
-            let e: [A::S; 4] = std::array::from_fn(|j| a.c(if i == j { 1.0 } else { 0.0 }));
+            let e = unit4(a, i);
             let w = quat_rate(a, q, &e);
             mv(a, rot, &w)
         })

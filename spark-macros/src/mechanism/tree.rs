@@ -66,6 +66,13 @@ pub struct Body {
     pub gravcomp: f64,
 }
 
+impl Body {
+    /// The number of coordinates its joints add.
+    pub fn size(&self) -> usize {
+        self.joints.iter().map(Joint::size).sum()
+    }
+}
+
 /// What a joint lets move.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum JointKind {
