@@ -740,10 +740,16 @@ fn saddle_plan(model: &Model, d: &Derivatives) -> Option<SaddlePlan> {
         d.gq.iter()
             .map(|row| row.iter().map(|&x| nz(x)).collect())
             .collect();
-    if m == 0 || n < SPARSE_MIN_COORDINATES || (0..n).any(|i| !l_pat[i][i]) {
+    if n < SPARSE_MIN_COORDINATES || (0..n).any(|i| !l_pat[i][i]) {
         return None;
     }
     let e = crate::saddle::emit(&l_pat, &g_pat)?;
+    // Without constraints only the mass matrix is factored: worth its straight-line code when
+    // the factor is sparse (a tree with branches: a hand, a humanoid fixed by its pelvis), not
+    // when it is dense or nearly so (a serial chain), where the dense factors do the same work.
+    if m == 0 && 4 * e.slots > 3 * (n * (n + 1) / 2) {
+        return None;
+    }
     Some((l_pat, g_pat, e))
 }
 
@@ -854,6 +860,13 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
         g_tr,
         slots,
     } = e;
+    // Dry friction: the simplified iteration (on these factors) can diverge where full Newton
+    // converges, so the step keeps its dense fallback at any size.
+    let stiff = model.dry_friction.then(|| {
+        quote!(
+            const STIFF_DISSIPATION: bool = true;
+        )
+    });
     let factor_doc = format!(
         "Sparse `LDLᵀ` factors of `L` and `G L⁻¹ Gᵀ` and the nonzeros of `G`: {slots} of the \
          store's {} slots.",
@@ -861,6 +874,7 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
     );
     quote! {
         const SPARSE_SADDLE: bool = true;
+        #stiff
         #[inline]
         fn momentum_force_lvq_v(&self, t: f64, q: &#vec_n, v: &#vec_n) -> (#vec_n, #vec_n, #vec_n) {
             #mf_lets

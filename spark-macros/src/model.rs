@@ -50,6 +50,8 @@ pub struct Model {
     pub form: Form,
     /// `COORDINATE_NAMES` and `VELOCITY_NAMES` when they are not the identifiers.
     pub shown_names: Option<(Vec<String>, Vec<String>)>,
+    /// See [`crate::parse::ModelInput::dry_friction`].
+    pub dry_friction: bool,
 }
 
 /// A mechanism's composite-rigid-body terms (`crate::mechanism::composite`), `n × n` each,
@@ -353,6 +355,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
         fields,
         errors,
         shown_names,
+        dry_friction,
         ..
     } = input;
     for e in errors {
@@ -755,6 +758,7 @@ pub fn build(input: ModelInput) -> Result<Model, Box<(syn::Error, Stub)>> {
             nonholonomic,
             form,
             shown_names,
+            dry_friction,
         }),
     }
 }

@@ -56,6 +56,10 @@ pub struct ModelInput {
     /// The coordinates' and velocities' names as shown in `COORDINATE_NAMES` and
     /// `VELOCITY_NAMES`, when they differ from the identifiers (a model from a file).
     pub shown_names: Option<(Vec<String>, Vec<String>)>,
+    /// The model has dry friction (a model file's `friction`/`frictionloss`): forces that turn
+    /// over within a velocity of `friction_velocity`, which the simplified Newton matrix does
+    /// not see (`Lagrangian::STIFF_DISSIPATION`).
+    pub dry_friction: bool,
 }
 
 /// One `$key: $value` entry of the model body.
@@ -407,6 +411,7 @@ impl Parse for ModelInput {
             fields,
             errors,
             shown_names: None,
+            dry_friction: false,
         })
     }
 }

@@ -23,3 +23,4 @@ mod pose_jacobians;
 mod project_stack;
 mod reference_data;
 mod rigid_body;
+mod tree_factors;

@@ -1443,6 +1443,7 @@ pub(crate) fn install(
         })
         .collect();
     if low.friction {
+        input.dry_friction = true;
         gravity_params.push(ParameterDecl {
             name: Ident::new(FRICTION_VELOCITY, span),
             default: Some(parse_expr(symbolic::number(

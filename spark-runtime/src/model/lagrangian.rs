@@ -106,6 +106,19 @@ pub trait Lagrangian<const N: usize, const M: usize, const K: usize = 0>: Model 
     /// that their factors fit a [`SaddleStore`]; `false` (the default) uses dense factors.
     const SPARSE_SADDLE: bool = false;
 
+    /// `true` when the model's forces turn over within a small change of velocity (dry
+    /// friction regularized over `friction_velocity`), so that a step's simplified Newton
+    /// iteration, whose matrix holds the mass matrix and the constraints but not the forces'
+    /// derivatives, fails where full Newton converges. The holonomic step of such a model
+    /// keeps the dense factors and their full-Newton fallback at any size, even when the model
+    /// has sparse ones ([`Lagrangian::SPARSE_SADDLE`]), which `acceleration`, `project` and
+    /// `multipliers` still use. `mechanics!` sets it for models read from files with dry
+    /// friction; `false` (the default) lets large sparse models step without the dense system
+    /// (see [`Options::DENSE_NEWTON_LIMIT`]).
+    ///
+    /// [`Options::DENSE_NEWTON_LIMIT`]: crate::Options::DENSE_NEWTON_LIMIT
+    const STIFF_DISSIPATION: bool = false;
+
     /// `true` when `L_vq = ∂²L/∂v∂q` ([`DynamicsJacobian::lvq`]) is identically zero (a mass
     /// matrix and a `bᵀ v` term free of `q`): the exact Newton matrices of a step and its
     /// Jacobian then skip those blocks. `mechanics!` decides it symbolically; `false` (the

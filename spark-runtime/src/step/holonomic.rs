@@ -412,12 +412,16 @@ fn predict_motion<
 }
 
 /// Whether a holonomic step may form the dense full-Newton system of its stages: always for
-/// dense factors, up to [`Options::DENSE_NEWTON_LIMIT`] unknowns for sparse ones. (A constant
+/// dense factors (which models with [`Lagrangian::STIFF_DISSIPATION`] step on, sparse factors
+/// or not), up to [`Options::DENSE_NEWTON_LIMIT`] unknowns for sparse ones. (A constant
 /// at every call: the call sites inside the stage closure must see it as one, so that the
 /// dense code is dropped where it is not allowed.)
 #[inline(always)]
-const fn solves_densely<const N: usize, const M: usize, const S: usize>(sparse: bool) -> bool {
-    !sparse || S * (N + M) <= Options::DENSE_NEWTON_LIMIT
+const fn solves_densely<const N: usize, const M: usize, const S: usize>(
+    sparse: bool,
+    stiff: bool,
+) -> bool {
+    !sparse || stiff || S * (N + M) <= Options::DENSE_NEWTON_LIMIT
 }
 
 /// What a two-phase step keeps of its converged unknowns: nothing for `step` ([`Discard`], so
@@ -476,7 +480,11 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         &self,
         tab: &SparkTableau<S>,
     ) -> Result<(State<N>, StepStats, Kp::Stages, Kp::End), Error> {
-        if Sys::SPARSE_SADDLE {
+        // A model with dry friction steps on its dense factors, with full Newton behind them at
+        // any size: its simplified iteration fails at nearly every step (the matrix does not see
+        // the friction's slope) and full Newton decides. On the sparse factors (tried on Talos,
+        // `docs/performance.md`) the step was no faster and one of 20 states failed.
+        if Sys::SPARSE_SADDLE && !Sys::STIFF_DISSIPATION {
             self.solution_with::<S, Kp, Sparse>(tab)
         } else {
             self.solution_with::<S, Kp, Dense>(tab)
@@ -501,7 +509,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             full_newton_fallback: false,
             ..*self.options
         };
-        let dense = solves_densely::<N, M, S>(Sys::SPARSE_SADDLE);
+        let dense = solves_densely::<N, M, S>(Sys::SPARSE_SADDLE, Sys::STIFF_DISSIPATION);
         let options = if dense { self.options } else { &sparse_only };
         if !state.is_finite() {
             return Err(Error::NonFiniteState);
@@ -930,7 +938,7 @@ where
             approx.solve(self.tab, w.rv, w.rmu);
             return Ok(0.0);
         }
-        if !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE) {
+        if !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE, Sys::STIFF_DISSIPATION) {
             // Not reached (`options` asks for simplified Newton, and a missing matrix fails
             // before the iteration); spelled out so that the dense solve is dead code.
             return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
