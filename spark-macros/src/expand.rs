@@ -860,8 +860,8 @@ fn emit_saddle(model: &mut Model, d: &Derivatives) -> TokenStream {
         g_tr,
         slots,
     } = e;
-    // Dry friction: the simplified iteration (on these factors) can diverge where full Newton
-    // converges, so the step keeps its dense fallback at any size.
+    // Dry friction: the simplified iteration can diverge where full Newton converges, so the
+    // step stays on the dense factors with their full-Newton fallback at any size.
     let stiff = model.dry_friction.then(|| {
         quote!(
             const STIFF_DISSIPATION: bool = true;

@@ -23,7 +23,7 @@ use quote::{format_ident, quote};
 
 /// How many slots the runtime's `SaddleStore` has per coordinate and per constraint
 /// (`spark_runtime::model::saddle::SADDLE_WIDTH`).
-pub const WIDTH: usize = 12;
+pub const WIDTH: usize = 8;
 
 /// A fill-reducing elimination order of the symmetric pattern `pattern` (minimum degree,
 /// ties to the lowest index): `order[k]` is the original index eliminated `k`-th.
@@ -471,7 +471,7 @@ mod tests {
     /// A dense block does not fit when it is large, and the diagonal always does.
     #[test]
     fn store_budget_decides() {
-        let n = 30;
+        let n = 20;
         let dense = vec![vec![true; n]; n];
         let g = vec![vec![true; n]; 1];
         assert!(emit(&dense, &g).is_none());

@@ -17,10 +17,12 @@ use nalgebra::SMatrix;
 /// How many numbers per coordinate and per constraint a [`SaddleStore`] holds: `mechanics!`
 /// emits a sparse factorization only when its factors fit. A tree's mass matrix factors in
 /// leaf-first order without fill, one number per pair of a coordinate and one of its
-/// ancestors, so a floating humanoid needs about as many per coordinate as its deepest
-/// branch is long (Talos from `example-robot-data`, 51 coordinates and 13 constraints, 737 of
-/// the 768 numbers; unitree_h1 225 of 324).
-pub const SADDLE_WIDTH: usize = 12;
+/// ancestors, so a floating humanoid needs about as many per coordinate as its deepest branch
+/// is long: Talos from `example-robot-data` (51 coordinates, 13 constraints) 737 numbers,
+/// unitree_h1 (26, 1) 225, more than this width gives them. A wider store is paid by every
+/// sparse model in each of the step's copies (12 instead of 8: 6.8 KiB more stack for a step
+/// of the 30-coordinate 3D chain), so the width stays until the store is sized per model.
+pub const SADDLE_WIDTH: usize = 8;
 
 /// The numeric values of a sparse factorization of the simplified Newton matrix, laid out by
 /// the model that fills it ([`Lagrangian::saddle_factor`](crate::Lagrangian::saddle_factor)):
