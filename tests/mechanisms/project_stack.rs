@@ -146,6 +146,13 @@ mod bound {
                 "multipliers, energy, residual {others} bytes against {steps} for the steps"
             );
         }
+        // A sparse model's step stack grows linearly: 4 times the masses, at most 6 times the
+        // stack (measured 4.3; an `N × N` matrix in the step's frame made it 22).
+        let (small, large) = (rows[0].1, rows[1].1);
+        assert!(
+            large <= 6 * small,
+            "200 steps: {small} bytes at 10 masses, {large} at 40"
+        );
     }
 }
 

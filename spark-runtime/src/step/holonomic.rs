@@ -411,6 +411,22 @@ fn predict_motion<
     }
 }
 
+/// `1 / |L_aa|` at `(t, q, v)`, the weights of full Newton's line search (`merit`); out of
+/// line, so that the mass matrix sits in this function's frame only while it runs.
+#[inline(never)]
+fn inverse_mass_diagonal<Sys, const N: usize, const M: usize, const K: usize>(
+    sys: &Sys,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SVector<f64, N>
+where
+    Sys: Lagrangian<N, M, K>,
+{
+    let lvv = sys.mass_force(t, q, v).lvv;
+    SVector::<f64, N>::from_fn(|a, _| 1.0 / lvv[(a, a)].abs().max(f64::MIN_POSITIVE))
+}
+
 /// Whether a holonomic step may form the dense full-Newton system of its stages: always for
 /// dense factors (which models with [`Lagrangian::STIFF_DISSIPATION`] step on, sparse factors
 /// or not), up to [`Options::DENSE_NEWTON_LIMIT`] unknowns for sparse ones. (A constant
@@ -731,12 +747,17 @@ where
         self.start_iterate(guess, &mut w);
         let mut monitor = Monitor::new(Phase::Stages, self.options.max_iterations);
         let (mut converged, mut refreshed, mut spent) = (false, false, 0);
-        // Full Newton's line search weighs the momentum rows by the inverse mass diagonal.
-        let inv_mass = if simplified {
+        // Full Newton's line search weighs the momentum rows by the inverse mass diagonal. Not
+        // evaluated (not even compiled) where the dense system is not allowed, and out of line
+        // where it is: the `N × N` mass matrix in this inlined loop's frame made the stack of
+        // every step of a large sparse model grow with `N²` (3D chain of 40 masses: 79.7 →
+        // 411.6 KiB per step).
+        let inv_mass = if simplified
+            || !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE, Sys::STIFF_DISSIPATION)
+        {
             SVector::zeros()
         } else {
-            let lvv = self.sys.mass_force(self.t0, self.q0, self.v0).lvv;
-            SVector::<f64, N>::from_fn(|a, _| 1.0 / lvv[(a, a)].abs().max(f64::MIN_POSITIVE))
+            inverse_mass_diagonal::<Sys, N, M, K>(self.sys, self.t0, self.q0, self.v0)
         };
         loop {
             // Converged, the last node's g is not needed, only its G (in `converged`).
