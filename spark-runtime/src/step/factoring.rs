@@ -55,6 +55,8 @@ pub(crate) trait Factoring<
     type End;
     /// `G` at one point, outside the factored matrices.
     type Gradient: Gradient<N, M>;
+    /// Whether these are the model's sparse factors (`Lagrangian::saddle_factor`).
+    const SPARSE: bool;
 
     /// `G` at `(t, q)`.
     fn gradient(sys: &'a Sys, t: f64, q: &SVector<f64, N>) -> Self::Gradient;
@@ -136,6 +138,7 @@ impl<
     /// stage matrix's.
     type End = (EndMatrix<N, M>, Option<Factored<N>>);
     type Gradient = SMatrix<f64, M, N>;
+    const SPARSE: bool = false;
 
     fn gradient(sys: &'a Sys, t: f64, q: &SVector<f64, N>) -> Self::Gradient {
         sys.constraint_gradient(t, q).1
@@ -271,6 +274,7 @@ impl<
     type Kept = ();
     type End = SparseEnd<'a, Sys, N, M, K>;
     type Gradient = SparseGradient<'a, Sys, N, M, K>;
+    const SPARSE: bool = true;
 
     fn gradient(sys: &'a Sys, t: f64, q: &SVector<f64, N>) -> Self::Gradient {
         SparseGradient::new(sys, t, q)

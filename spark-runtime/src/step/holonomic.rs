@@ -427,17 +427,14 @@ where
     SVector::<f64, N>::from_fn(|a, _| 1.0 / lvv[(a, a)].abs().max(f64::MIN_POSITIVE))
 }
 
-/// Whether a holonomic step may form the dense full-Newton system of its stages: always for
+/// Whether a holonomic step may form the dense full-Newton system of its stages: always on
 /// dense factors (which models with [`Lagrangian::STIFF_DISSIPATION`] step on, sparse factors
-/// or not), up to [`Options::DENSE_NEWTON_LIMIT`] unknowns for sparse ones. (A constant
-/// at every call: the call sites inside the stage closure must see it as one, so that the
-/// dense code is dropped where it is not allowed.)
+/// or not), up to [`Options::DENSE_NEWTON_LIMIT`] unknowns on sparse ones (`Factoring::SPARSE`).
+/// (A constant at every call: the call sites inside the stage closure must see it as one, so
+/// that the dense code is dropped where it is not allowed.)
 #[inline(always)]
-const fn solves_densely<const N: usize, const M: usize, const S: usize>(
-    sparse: bool,
-    stiff: bool,
-) -> bool {
-    !sparse || stiff || S * (N + M) <= Options::DENSE_NEWTON_LIMIT
+const fn solves_densely<const N: usize, const M: usize, const S: usize>(sparse: bool) -> bool {
+    !sparse || S * (N + M) <= Options::DENSE_NEWTON_LIMIT
 }
 
 /// What a two-phase step keeps of its converged unknowns: nothing for `step` ([`Discard`], so
@@ -525,7 +522,7 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
             full_newton_fallback: false,
             ..*self.options
         };
-        let dense = solves_densely::<N, M, S>(Sys::SPARSE_SADDLE, Sys::STIFF_DISSIPATION);
+        let dense = solves_densely::<N, M, S>(Fac::SPARSE);
         let options = if dense { self.options } else { &sparse_only };
         if !state.is_finite() {
             return Err(Error::NonFiniteState);
@@ -752,9 +749,7 @@ where
         // where it is: the `N × N` mass matrix in this inlined loop's frame made the stack of
         // every step of a large sparse model grow with `N²` (3D chain of 40 masses: 79.7 →
         // 411.6 KiB per step).
-        let inv_mass = if simplified
-            || !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE, Sys::STIFF_DISSIPATION)
-        {
+        let inv_mass = if simplified || !solves_densely::<N, M, S>(Fac::SPARSE) {
             SVector::zeros()
         } else {
             inverse_mass_diagonal::<Sys, N, M, K>(self.sys, self.t0, self.q0, self.v0)
@@ -959,7 +954,7 @@ where
             approx.solve(self.tab, w.rv, w.rmu);
             return Ok(0.0);
         }
-        if !solves_densely::<N, M, S>(Sys::SPARSE_SADDLE, Sys::STIFF_DISSIPATION) {
+        if !solves_densely::<N, M, S>(Fac::SPARSE) {
             // Not reached (`options` asks for simplified Newton, and a missing matrix fails
             // before the iteration); spelled out so that the dense solve is dead code.
             return Err(slow(Phase::Stages, monitor.iterations(), f64::INFINITY));
