@@ -347,6 +347,13 @@ pub(crate) fn solve_banded(
 
 /// Solves `A x = b` in place (`b` becomes `x`) with the factors from [`factor`].
 pub fn solve(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
+    solve_inline(lu, perm, b, n)
+}
+
+/// [`solve`], inlined into its caller, where `n` is then a constant (the small saddle systems
+/// of the projections, with [`factor_inline`]).
+#[inline(always)]
+pub(crate) fn solve_inline(lu: &[f64], perm: &[usize], b: &mut [f64], n: usize) {
     debug_assert!(lu.len() == n * n && perm.len() == n && b.len() == n);
     let lu = &lu[..n * n];
     let b = &mut b[..n];
@@ -495,8 +502,8 @@ pub fn solve_many_lower(lu: &[f64], perm: &[usize], x: &mut [f64], n: usize, r: 
 const WIDE_CHUNKS: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// `x_i ← scale (x_i − Σ_k m_k x_{j0 + k})` for row `i` of the row-major `· × r` matrix `x`,
-/// skipping zero `m_k`, in column chunks ([`subtract_chunk`]) of 32, 16, 8 ([`WIDE_CHUNKS`]),
-/// 4 and 1.
+/// skipping zero `m_k`, in column chunks ([`subtract_chunk`]) of 32, 16, 8, the last 5 to 7 or 2 to 3 together
+/// ([`WIDE_CHUNKS`]), 4 and 1.
 #[inline(always)]
 fn subtract_rows(x: &mut [f64], r: usize, i: usize, j0: usize, m: &[f64], scale: f64) {
     let mut c = 0;
@@ -511,9 +518,24 @@ fn subtract_rows(x: &mut [f64], r: usize, i: usize, j0: usize, m: &[f64], scale:
         } else if WIDE_CHUNKS && left >= 8 {
             subtract_chunk::<8>(x, r, (i, c), j0, m, scale);
             c += 8;
+        } else if WIDE_CHUNKS && left > 4 {
+            // The last 5 to 7 columns in one pass over `m` (the step Jacobian's `2N + U`
+            // right-hand sides are often 7: 4 + 1 + 1 + 1 passes before).
+            match left {
+                5 => subtract_chunk::<5>(x, r, (i, c), j0, m, scale),
+                6 => subtract_chunk::<6>(x, r, (i, c), j0, m, scale),
+                _ => subtract_chunk::<7>(x, r, (i, c), j0, m, scale),
+            }
+            c = r;
         } else if left >= 4 {
             subtract_chunk::<4>(x, r, (i, c), j0, m, scale);
             c += 4;
+        } else if WIDE_CHUNKS && left > 1 {
+            match left {
+                2 => subtract_chunk::<2>(x, r, (i, c), j0, m, scale),
+                _ => subtract_chunk::<3>(x, r, (i, c), j0, m, scale),
+            }
+            c = r;
         } else {
             subtract_chunk::<1>(x, r, (i, c), j0, m, scale);
             c += 1;

@@ -9,16 +9,6 @@ use crate::linalg::lu::{self, Singular};
 /// The unknowns `(x, y)`: `N` then `M` scalars.
 type Saddle<const N: usize, const M: usize> = Cat<Arr<Scalar, N>, Arr<Scalar, M>>;
 
-/// Solves `[[W, Bᵀ], [B, 0]] [x; y] = [f; c]` by a dense LU on the stack.
-pub(crate) fn solve_saddle<const N: usize, const M: usize>(
-    w: &SMatrix<f64, N, N>,
-    b: &SMatrix<f64, M, N>,
-    f: &SVector<f64, N>,
-    c: &SVector<f64, M>,
-) -> Result<(SVector<f64, N>, SVector<f64, M>), Singular> {
-    solve_blocks(w, &b.transpose(), b, f, c)
-}
-
 /// Solves `[[A, B], [C, 0]] [x; y] = [f; c]` (`A` is `N × N`, `B` is `N × M`, `C` is `M × N`)
 /// by a dense LU on the stack.
 pub(crate) fn solve_blocks<const N: usize, const M: usize>(
@@ -49,8 +39,10 @@ pub(crate) fn solve_blocks<const N: usize, const M: usize>(
         let jm = flat_square::<Saddle<N, M>>(&mut jac);
         let p = flat::<Saddle<N, M>, usize>(&mut perm);
         let x = flat::<Saddle<N, M>, f64>(&mut rhs);
-        lu::factor(jm, p, n)?;
-        lu::solve(jm, p, x, n);
+        // Inlined: `n = N + M` is a constant here, and these systems are small (a
+        // projection's two to four iterations each factor one).
+        lu::factor_inline(jm, p, n)?;
+        lu::solve_inline(jm, p, x, n);
     }
     Ok((SVector::from(rhs.0), SVector::from(rhs.1)))
 }
@@ -120,7 +112,7 @@ mod tests {
             SVector::<f64, 3>::new(1.0, 2.0, -1.0),
             SVector::<f64, 1>::new(0.3),
         );
-        let (x, y) = solve_saddle(&w, &b, &f, &c).unwrap();
+        let (x, y) = solve_blocks(&w, &b.transpose(), &b, &f, &c).unwrap();
         assert!((w * x + b.transpose() * y - f).norm() < 1e-14);
         assert!((b * x - c).norm() < 1e-14);
     }
