@@ -70,10 +70,12 @@ pub(crate) trait Factoring<
     ) -> Hidden<M, Self::Gradient>;
 
     /// Evaluates the step start `(t0, q0, v0)` and, when `simplified`, factors the stage
-    /// matrix with `L` there and `G` at `g_at`.
+    /// matrix of step size `h` with `L` there and `G` at `g_at` (on [`Dense`] factors, for a
+    /// model with [`Lagrangian::STIFF_DISSIPATION`], `L − h γ ∂Q/∂v`: see [`stiff_mass`]).
     fn start(
         sys: &'a Sys,
         tab: &SparkTableau<S>,
+        h: f64,
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
         g_at: (f64, &SVector<f64, N>),
         simplified: bool,
@@ -83,8 +85,15 @@ pub(crate) trait Factoring<
     /// simplified iteration that converges slowly. `None` when the strategy goes straight to
     /// full Newton instead (`matrix` untouched); `Some(false)` when the new matrix is singular
     /// (`matrix` must not be used again).
+    ///
+    /// `method` is the tableau and the step size, `stages` the iterate: the stage times, positions and velocities (what a model with
+    /// [`Lagrangian::STIFF_DISSIPATION`] on [`Dense`] factors evaluates the dissipation's slope
+    /// at, [`stiff_mass`]).
     fn refactor(
+        sys: &'a Sys,
+        method: (&SparkTableau<S>, f64),
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        stages: StagePoints<'_, N, S>,
         g_at: (f64, &SVector<f64, N>),
         matrix: &mut StageMatrix<N, M, S, Self::Blocks>,
     ) -> Option<bool>;
@@ -162,6 +171,7 @@ impl<
     fn start(
         sys: &'a Sys,
         tab: &SparkTableau<S>,
+        h: f64,
         (t0, q0, v0): (f64, &SVector<f64, N>, &SVector<f64, N>),
         (tg, qg): (f64, &SVector<f64, N>),
         simplified: bool,
@@ -175,7 +185,12 @@ impl<
                 p: d0.p,
                 f: d0.f,
                 lvq_v: d0.lvq_v,
-                approx: StageMatrix::new(tab, &d0.lvv, &g_mid),
+                approx: if Sys::STIFF_DISSIPATION {
+                    let fv = sys.dynamics_jacobian(t0, q0, v0).fv;
+                    StageMatrix::new(tab, &stiff_mass(tab, h, &d0.lvv, &fv), &g_mid)
+                } else {
+                    StageMatrix::new(tab, &d0.lvv, &g_mid)
+                },
                 kept: d0,
             }
         } else {
@@ -194,13 +209,35 @@ impl<
         }
     }
 
-    /// Dense models go straight to full Newton.
+    /// Dense models go straight to full Newton, except those with stiff dissipation: their
+    /// matrix is made again with the dissipation's slope averaged over the stages of the
+    /// iterate (a joint whose velocity crosses zero in the step has its steepest friction at
+    /// the stages, not at the start).
     fn refactor(
-        _: (f64, &SVector<f64, N>, &SVector<f64, N>),
-        _: (f64, &SVector<f64, N>),
-        _: &mut StageMatrix<N, M, S, Self::Blocks>,
+        sys: &'a Sys,
+        (tab, h): (&SparkTableau<S>, f64),
+        (t0, q0, v0): (f64, &SVector<f64, N>, &SVector<f64, N>),
+        (times, qs, vs): StagePoints<'_, N, S>,
+        (tg, qg): (f64, &SVector<f64, N>),
+        matrix: &mut StageMatrix<N, M, S, Self::Blocks>,
     ) -> Option<bool> {
-        None
+        if !Sys::STIFF_DISSIPATION {
+            return None;
+        }
+        let mut fv = SMatrix::<f64, N, N>::zeros();
+        for i in 0..S {
+            fv += sys.dynamics_jacobian(times[i], &qs[i], &vs[i]).fv;
+        }
+        fv /= S as f64;
+        let lvv = sys.mass_force(t0, q0, v0).lvv;
+        let g = sys.constraint_gradient(tg, qg).1;
+        match StageMatrix::new(tab, &stiff_mass(tab, h, &lvv, &fv), &g) {
+            Some(m) => {
+                *matrix = m;
+                Some(true)
+            }
+            None => Some(false),
+        }
     }
 
     fn start_mass(kept: &Self::Kept) -> Option<&SMatrix<f64, N, N>> {
@@ -220,11 +257,14 @@ impl<
         *slot = None;
         // A constant mass matrix (declared by the model, or found equal to the step start's)
         // is not evaluated or factored again.
-        let (own, p) = if approx.is_some() && Sys::CONSTANT_MASS {
+        // (Not with `STIFF_DISSIPATION`: the stage matrix's blocks hold `L` shifted by the
+        // dissipation's slope, which the end point's equations do not have.)
+        let reuse = approx.is_some() && !Sys::STIFF_DISSIPATION;
+        let (own, p) = if reuse && Sys::CONSTANT_MASS {
             (None, sys.momentum(t1, q1, v1))
         } else {
             let d = sys.mass_force(t1, q1, v1);
-            let same = approx.is_some() && kept.lvv.as_slice() == d.lvv.as_slice();
+            let same = reuse && kept.lvv.as_slice() == d.lvv.as_slice();
             let own = if same {
                 None
             } else {
@@ -254,6 +294,34 @@ impl<
     fn end_condition((m, _): &Self::End) -> f64 {
         m.condition()
     }
+}
+
+/// The stage times, positions and velocities of a stage iterate.
+pub(crate) type StagePoints<'w, const N: usize, const S: usize> = (
+    &'w [f64; S],
+    &'w [SVector<f64, N>; S],
+    &'w [SVector<f64, N>; S],
+);
+
+/// The momentum blocks of the simplified stage matrix of a model with stiff dissipation
+/// ([`Lagrangian::STIFF_DISSIPATION`]: dry friction), `L − h γ ∂Q/∂v` at the step start.
+///
+/// The exact blocks are `L δ_ij − h â_ij ∂Q/∂v(V_j)` (the forces enter the stage momenta with
+/// `Â`, [`SparkTableau::a_hat`]); the simplified matrix must keep the form `I ⊗ B` for its
+/// Kronecker elimination, so `Â` is replaced by `γ I` with `γ` the mean of its eigenvalues,
+/// `tr Â / S`. Where the slope dominates `L` (a joint at rest in its friction's steep
+/// band: `h f/ε` against its inertia), simplified Newton then contracts like `I − Â/γ`:
+/// with Gauss's `Â` at S = 2 (eigenvalues `(3 ± i√3)/12`) by 0.58 per iteration, where the
+/// mass matrix alone made it diverge (the friction tree of `tests/mechanisms/tree_factors.rs`
+/// at its 131st step). The step's solution is unchanged: only the iteration matrix is.
+fn stiff_mass<const N: usize, const S: usize>(
+    tab: &SparkTableau<S>,
+    h: f64,
+    lvv: &SMatrix<f64, N, N>,
+    fv: &SMatrix<f64, N, N>,
+) -> SMatrix<f64, N, N> {
+    let gamma = (0..S).map(|i| tab.a_hat[i][i]).sum::<f64>() / S as f64;
+    lvv - fv * (h * gamma)
 }
 
 /// The model's sparse factors ([`Lagrangian::saddle_factor`]): no `N × N` or `M × M` matrix
@@ -297,6 +365,7 @@ impl<
     fn start(
         sys: &'a Sys,
         tab: &SparkTableau<S>,
+        _h: f64,
         (t0, q0, v0): (f64, &SVector<f64, N>, &SVector<f64, N>),
         g_at: (f64, &SVector<f64, N>),
         simplified: bool,
@@ -320,7 +389,10 @@ impl<
     /// The sparse factors are cheap to redo: a slow iteration refactors them at its iterate
     /// (into the same store) before full (dense) Newton is tried.
     fn refactor(
+        _: &'a Sys,
+        _: (&SparkTableau<S>, f64),
         at: (f64, &SVector<f64, N>, &SVector<f64, N>),
+        _: StagePoints<'_, N, S>,
         g_at: (f64, &SVector<f64, N>),
         matrix: &mut StageMatrix<N, M, S, Self::Blocks>,
     ) -> Option<bool> {

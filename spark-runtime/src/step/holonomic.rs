@@ -538,7 +538,14 @@ impl<'a, Sys: Lagrangian<N, M, K>, const N: usize, const M: usize, const K: usiz
         // out: a moved `Start` was a second copy of the stage matrix on the stack.
         let q_mid = q0 + v0 * (0.5 * h);
         let simplified = options.simplified_newton;
-        let mut begun = Fac::start(sys, tab, (t0, &q0, &v0), (t0 + 0.5 * h, &q_mid), simplified);
+        let mut begun = Fac::start(
+            sys,
+            tab,
+            h,
+            (t0, &q0, &v0),
+            (t0 + 0.5 * h, &q_mid),
+            simplified,
+        );
         let Start {
             p: p0,
             f: f0,
@@ -1031,9 +1038,16 @@ where
     ) -> bool {
         let (t0, h, st) = (self.t0, self.h, self.tab.s_tilde);
         let q_mid = (*self.q0 + w.qls[st - 1]) * 0.5;
-        let again = approx
-            .as_mut()
-            .and_then(|m| Fac::refactor((t0, self.q0, self.v0), (t0 + 0.5 * h, &q_mid), m));
+        let again = approx.as_mut().and_then(|m| {
+            Fac::refactor(
+                self.sys,
+                (self.tab, h),
+                (t0, self.q0, self.v0),
+                (&self.times, &*w.qs, &*w.vs),
+                (t0 + 0.5 * h, &q_mid),
+                m,
+            )
+        });
         match again {
             Some(true) => true,
             Some(false) => {
